@@ -22,33 +22,17 @@ class BundleEntry(BaseModel):
     seed: int = 0
 
 
-# Order matters only for display. Each entry is rebuilt from (family, preset, seed) alone.
-# The 14,400-item PAG interaction grid (pag-grid-I-Nmax-depth) is left out to keep the repository
-# small; `sembench generate membership --preset pag-grid-I-Nmax-depth --seed 0` reproduces it.
-BUNDLE: tuple[BundleEntry, ...] = (
-    BundleEntry(name="cascade-demo", family="cascade", preset="cascade-demo"),
-    BundleEntry(name="pbebench-lite", family="cascade", preset="pbebench-lite"),
-    BundleEntry(name="pbebench-lite-moreeg", family="cascade", preset="pbebench-lite-moreeg"),
-    BundleEntry(name="pbebench", family="cascade", preset="pbebench"),
-    BundleEntry(name="pbebench-25-30", family="cascade", preset="pbebench-25-30"),
-    BundleEntry(name="pag-demo", family="membership", preset="pag-demo"),
-    BundleEntry(name="pag-default", family="membership", preset="pag-default"),
-    BundleEntry(name="pag-sweep-I", family="membership", preset="pag-sweep-I"),
-    BundleEntry(name="pag-sweep-Nmax", family="membership", preset="pag-sweep-Nmax"),
-    BundleEntry(name="pag-sweep-depth", family="membership", preset="pag-sweep-depth"),
-    BundleEntry(name="pag-sweep-b", family="membership", preset="pag-sweep-b"),
-    BundleEntry(name="pag-sweep-NT", family="membership", preset="pag-sweep-NT"),
-)
-
-Progress = Callable[[str, int, int], None]  # (snapshot name, done, total)
-
-
-def available_entries() -> list[BundleEntry]:
-    """Entries whose family and preset exist in this checkout (families land one by one)."""
+def bundle_entries() -> list[BundleEntry]:
+    """Every preset marked `bundled`, family by family, each under its own name (rebuilt from its
+    family, preset and seed alone). Presets left out (e.g. the 14,400-item PAG grid) are generated on
+    demand with `sembench generate`."""
     from core.family import all_families
 
-    families = all_families()
-    return [e for e in BUNDLE if e.family in families and e.preset in families[e.family].presets()]
+    return [BundleEntry(name=p.name, family=fam.id, preset=p.name, seed=p.seed)
+            for fam in all_families().values() for p in fam.presets().values() if p.bundled]
+
+
+Progress = Callable[[str, int, int], None]  # (snapshot name, done, total)
 
 
 def build_snapshot(entry: BundleEntry, progress: Progress | None = None) -> tuple[Snapshot, list[Instance]]:
@@ -86,7 +70,7 @@ def snapshot_meta(family: Family, instances: list[Instance]) -> dict[str, Any]:
 
 def write_bundle(out: Path, names: list[str] | None = None, progress: Progress | None = None) -> list[Snapshot]:
     """Build the bundle into `out` (a new file is written beside it and moved into place)."""
-    entries = [e for e in available_entries() if names is None or e.name in names]
+    entries = [e for e in bundle_entries() if names is None or e.name in names]
     tmp = out.with_suffix(".building")
     try:
         if tmp.exists():

@@ -112,18 +112,27 @@ def families(fmt: str) -> None:
     for fam in all_families().values():
         presets = fam.presets()
         rows.append({
-            "family": fam.id, "title": fam.title, "paper": fam.paper, "features": list(fam.features),
-            "styles": list(fam.prompt_styles), "solvers": sorted(fam.local_solvers()),
-            "presets": [{"name": p.name, "count": p.count, "description": p.description} for p in presets.values()],
+            "family": fam.id, "title": fam.title, "citation": fam.citation.model_dump(),
+            "features": list(fam.features), "styles": list(fam.prompt_styles), "solvers": sorted(fam.local_solvers()),
+            "requires": [{"tool": t.executable, "package": t.package, "installed": t.available()} for t in fam.requires],
+            "presets": [{"name": p.name, "count": p.count, "bundled": p.bundled, "description": p.description}
+                        for p in presets.values()],
         })
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        click.echo(f"{row['family']}: {row['title']}  (paper: {row['paper']})")
+        cite = row["citation"]
+        click.echo(f"{row['family']}: {row['title']}")
+        click.echo(f"  paper: {cite['title']} — {cite['authors']}, {cite['venue']}, {cite['url']}")
         click.echo(f"  features: {', '.join(row['features'])}; solvers: {', '.join(row['solvers'])}")
+        if row["requires"]:
+            tools = ", ".join(f"{t['tool']} ({'installed' if t['installed'] else 'missing: apt install ' + t['package']})"
+                              for t in row["requires"])
+            click.echo(f"  tools: {tools}")
         for preset in row["presets"]:
-            click.echo(f"  - {preset['name']} ({preset['count']}): {preset['description']}")
+            mark = " [bundled]" if preset["bundled"] else ""
+            click.echo(f"  - {preset['name']} ({preset['count']}){mark}: {preset['description']}")
 
 
 # ---- generate --------------------------------------------------------------------------------
@@ -350,10 +359,10 @@ def snapshot_list(ctx: click.Context, fmt: str) -> None:
 @click.option("--only", multiple=True, help="Build only these snapshots (into a new file).")
 def snapshot_build(out: Path | None, only: tuple[str, ...]) -> None:
     """Rebuild the bundled snapshots from presets and seeds (the only way snapshots.db changes)."""
-    from core.bundle import BUNDLE, write_bundle
+    from core.bundle import bundle_entries, write_bundle
     from core.store import BUNDLED_SNAPSHOTS
 
-    known = {e.name for e in BUNDLE}
+    known = {e.name for e in bundle_entries()}
     unknown = [n for n in only if n not in known]
     if unknown:
         raise UserError(f"unknown bundled snapshot(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -382,22 +391,30 @@ def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
 
 
 @snapshot.command("import")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option("--name", required=True, help="Snapshot name in the log database.")
 @click.option("--family", "family_id", required=True)
 @click.option("--description", default="imported")
 @click.pass_context
 def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, description: str) -> None:
-    """Import instances (JSONL, e.g. from another harness) as a snapshot in the log database."""
+    """Import instances as a snapshot in the log database: instance JSONL (e.g. from another harness), or
+    a released benchmark's own files (a folder or file in the family's released format)."""
     from core.instance import Snapshot
 
     fam = get_family(family_id)
-    instances = load_instances(fam, path)
+    if not path.exists():
+        raise UserError("no such file or folder", file=str(path))
+    instances = fam.import_files(path)
+    source = "released format" if instances is not None else "instance JSONL"
+    if instances is None:
+        if path.is_dir():
+            raise UserError(f"a folder, but not one that '{fam.id}' can import", file=str(path))
+        instances = load_instances(fam, path)
     ws = _workspace(ctx)
     snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances),
-                    meta={"source": str(path)})
+                    meta={"source": str(path), "format": source})
     ws.log.write_snapshot(snap, instances, features=fam.feature_values)
-    click.echo(f"imported {len(instances)} instances as snapshot '{name}' into {ws.log.path}")
+    click.echo(f"imported {len(instances)} instances ({source}) as snapshot '{name}' into {ws.log.path}")
 
 
 _load_extra_commands()

@@ -1,11 +1,20 @@
-"""The Family contract: what every benchmark family provides, and the registry that finds them."""
+"""The Family contract: what every benchmark family provides, and the registry that finds them.
+
+A family is one package `core/families/<id>/` whose `__init__.py` defines a `Family` subclass decorated
+with `@register`. Its behaviour lives in small modules of the package and is wired in declaratively with
+`hook(".module:function")`: the module is imported the first time the hook is called (so listing families
+and starting the TUI stay fast), and every `Instance` argument is cast to the family's `instance_model`
+on the way in. Families are discovered from the `core.families` package; `SEMBENCH_FAMILIES` (module
+names, comma-separated) adds families that live elsewhere.
+"""
 
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+import os
+import pkgutil
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -14,38 +23,130 @@ from core.instance import Instance, Preset
 from core.trace import Prompt, Trace
 from core.verdict import Answer, Verdict
 
-# Families register by being imported; this list is the only place that names them.
-FAMILY_MODULES: tuple[str, ...] = (
-    "core.families.cascade",
-    "core.families.membership",
-)
+if TYPE_CHECKING:
+    from core.tools import Tool
 
 MetricRow = tuple[Instance, Verdict]
-LocalSolver = Callable[[Instance, float], str]  # (instance, time budget in s) -> raw response text
+LocalSolver = Callable[[Instance, float], str]  # (instance, budget in s) -> raw response text
+EXTRA_FAMILIES_ENV = "SEMBENCH_FAMILIES"
 
 
-class Family(ABC):
-    """One benchmark family. Subclasses set the class attributes and implement the abstract methods."""
+class Citation(BaseModel):
+    """The paper a family reproduces, cited so that a reader can find it without this repository."""
+
+    title: str
+    authors: str
+    venue: str  # a venue and year, or an arXiv id
+    url: str
+
+    def line(self) -> str:
+        return f"{self.authors}. {self.title}. {self.venue}. {self.url}"
+
+
+class Hook:
+    """A family method implemented by a function elsewhere in the family's package, resolved lazily.
+
+    `hook(".verify:verify")` names `verify` in the module `verify` next to the class's module (a
+    leading dot is relative to the family's package; a full dotted path works too). The resolved
+    function is called with the method's arguments (without `self`); `Instance` arguments are cast to
+    the family's `instance_model` first. A non-callable target (a dict of presets) is returned as is.
+    """
+
+    def __init__(self, target: str, *, cast: bool = True) -> None:
+        if ":" not in target:
+            raise ValueError(f"hook target must look like 'module:name', got {target!r}")
+        self.target = target
+        self.cast = cast
+        self.name = ""
+        self._package = ""
+        self._resolved: Any = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self._package = owner.__module__
+
+    def resolve(self) -> Any:
+        if self._resolved is None:
+            module_name, attr = self.target.split(":", 1)
+            if module_name.startswith("."):
+                module_name = self._package + module_name
+            self._resolved = getattr(importlib.import_module(module_name), attr)
+        return self._resolved
+
+    def __get__(self, family: Family | None, owner: type | None = None) -> Any:
+        if family is None:
+            return self
+        target = self.resolve()
+        if not callable(target):
+            return lambda: target
+        if not self.cast:
+            return target
+        cast = family.cast
+
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            args = tuple(cast(a) if isinstance(a, Instance) else a for a in args)
+            kwargs = {k: cast(v) if isinstance(v, Instance) else v for k, v in kwargs.items()}
+            return target(*args, **kwargs)
+
+        bound.__name__ = self.name
+        bound.__doc__ = getattr(target, "__doc__", None)
+        return bound
+
+
+def hook(target: str, *, cast: bool = True) -> Any:
+    """Declare a family method as a lazily imported function (see `Hook`)."""
+    return Hook(target, cast=cast)
+
+
+class Family:
+    """One benchmark family. Subclasses set the class attributes and provide the methods (usually as
+    hooks). Methods left out raise NotImplementedError naming the family, so a half-written family
+    fails loudly in the family kit rather than silently."""
 
     id: ClassVar[str]
     title: ClassVar[str]
-    paper: ClassVar[str]  # file name under shared/papers
+    citation: ClassVar[Citation]
     instance_model: ClassVar[type[Instance]] = Instance
     params_model: ClassVar[type[BaseModel]]
+    # The pydantic model of `Answer.value` and of `TraceStep.data` (documentation and parsing for views).
+    answer_model: ClassVar[type[BaseModel] | None] = None
+    step_model: ClassVar[type[BaseModel] | None] = None
     # meta keys that are difficulty features, in display order; the first is the main one (plots)
     features: ClassVar[tuple[str, ...]] = ()
     # features that give the answer away (e.g. a probe's label): kept for metrics, hidden from people
-    # who are about to answer (the TUI's table and instance header)
+    # who are about to answer (the TUI's table and instance header) and never put in a prompt
     spoiler_features: ClassVar[tuple[str, ...]] = ()
     prompt_styles: ClassVar[tuple[str, ...]] = ("chat",)
+    # External tools (core.tools.Tool) the verifier needs; `sembench families` says if they are there.
+    requires: ClassVar[tuple[Tool, ...]] = ()
+    # How a person writes an answer in the human editor: its syntax and what the editor starts with
+    # (the format only, never anything derived from an instance).
+    answer_language: ClassVar[str] = "text"
+    answer_template: ClassVar[str] = ""
+    answer_placeholder: ClassVar[str] = "your answer, written as a model would (the family's extractor reads it)"
+    # The baseline solves every instance (the family kit checks it does); a family whose baseline is a
+    # floor rather than a solver says how often it must at least be right.
+    baseline_complete: ClassVar[bool] = True
+    baseline_floor: ClassVar[float] = 1.0
 
-    # ---- generation -------------------------------------------------------------------------
-    @abstractmethod
-    def presets(self) -> dict[str, Preset]: ...
+    # ---- plumbing -----------------------------------------------------------------------------
+    def cast(self, instance: Instance) -> Instance:
+        """The instance as this family's `instance_model` (instances read generically arrive as Instance)."""
+        model = self.instance_model
+        if isinstance(instance, model):
+            return instance
+        return model.model_validate(instance.model_dump())
 
-    @abstractmethod
+    def _missing(self, what: str) -> NotImplementedError:
+        return NotImplementedError(f"family '{self.id}' does not provide {what}")
+
+    # ---- generation ---------------------------------------------------------------------------
+    def presets(self) -> dict[str, Preset]:
+        raise self._missing("presets")
+
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Instance:
         """Item `index` of (params, seed), generable alone and identical on every machine."""
+        raise self._missing("generate_one")
 
     def generate(self, params: dict[str, Any], seed: int, count: int, start: int = 0) -> Iterator[Instance]:
         for index in range(start, start + count):
@@ -75,50 +176,71 @@ class Family(ABC):
         """Validate an instance read from a file; raises pydantic ValidationError on missing fields."""
         return self.instance_model.model_validate(data).with_content_id()
 
-    # ---- solving and checking ---------------------------------------------------------------
-    @abstractmethod
-    def prompt(self, instance: Instance, style: str = "chat") -> Prompt: ...
+    def import_files(self, path: Any) -> list[Instance] | None:
+        """Instances from files in a released benchmark's own format (a folder or a file), or None when
+        `path` is not in such a format (then `snapshot import` reads it as instance JSONL)."""
+        return None
 
-    @abstractmethod
+    # ---- solving and checking -----------------------------------------------------------------
+    def prompt(self, instance: Instance, style: str = "chat") -> Prompt:
+        raise self._missing("prompt")
+
     def extract(self, text: str, instance: Instance | None = None) -> Answer:
         """Pull the answer out of raw model text. Never raises, on any input."""
+        raise self._missing("extract")
 
-    @abstractmethod
-    def verify(self, instance: Instance, answer: Answer) -> Verdict: ...
+    def verify(self, instance: Instance, answer: Answer) -> Verdict:
+        raise self._missing("verify")
 
     def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
         answer = self.extract(response, instance)
         return answer, self.verify(instance, answer)
 
-    @abstractmethod
-    def trace(self, instance: Instance, answer: Answer | None = None) -> Trace: ...
+    def check_many(self, items: Sequence[tuple[Instance, str]]) -> list[tuple[Answer, Verdict]]:
+        """Check several (instance, response) pairs. Families whose verifier starts a tool override it
+        (as `verify_many`) to amortise one tool start over many answers; the runner calls this."""
+        answers = [self.extract(response, instance) for instance, response in items]
+        verdicts = self.verify_many([(instance, answer) for (instance, _), answer in zip(items, answers, strict=True)])
+        return list(zip(answers, verdicts, strict=True))
 
-    @abstractmethod
+    def verify_many(self, items: Sequence[tuple[Instance, Answer]]) -> list[Verdict]:
+        return [self.verify(instance, answer) for instance, answer in items]
+
+    def trace(self, instance: Instance, answer: Answer | None = None) -> Trace:
+        raise self._missing("trace")
+
     def oracle_response(self, instance: Instance) -> str:
         """The ground truth rendered as a well-formed model response (for checking pipelines)."""
+        raise self._missing("oracle_response")
 
-    @abstractmethod
     def baseline_response(self, instance: Instance, budget_s: float) -> str:
         """The family's own exact/symbolic solver, answering as a model would."""
+        raise self._missing("baseline_response")
+
+    def extra_solvers(self) -> dict[str, LocalSolver]:
+        """Further in-process solvers a family offers (e.g. a random baseline)."""
+        return {}
 
     def local_solvers(self) -> dict[str, LocalSolver]:
-        """Solvers that run in-process (no network). Families may add more (e.g. a random baseline)."""
+        """Solvers that run in-process (no network): baseline, oracle and the family's extras."""
         return {
             "baseline": self.baseline_response,
             "oracle": lambda instance, _budget: self.oracle_response(instance),
+            **self.extra_solvers(),
         }
 
-    # ---- metrics ----------------------------------------------------------------------------
-    @abstractmethod
-    def summarize(self, rows: list[MetricRow]) -> dict[str, float | None]:
+    # ---- metrics ------------------------------------------------------------------------------
+    def summarize(self, rows: list[MetricRow]) -> dict[str, Any]:
         """The family's own metrics over a set of (instance, verdict) rows."""
+        raise self._missing("summarize")
 
     def visible_features(self) -> tuple[str, ...]:
         return tuple(f for f in self.features if f not in self.spoiler_features)
 
     def feature_values(self, instance: Instance) -> dict[str, Any]:
         """Difficulty features of one instance (from meta), for table columns and breakdowns."""
-        return {key: instance.meta.get(key) for key in self.features}
+        meta = instance.meta if isinstance(instance.meta, dict) else {}
+        return {key: meta.get(key) for key in self.features}
 
     def metrics(self, rows: list[MetricRow]) -> dict[str, Any]:
         """Overall metrics plus a breakdown by each difficulty feature."""
@@ -157,6 +279,7 @@ def _sort_key(item: tuple[str, Any]) -> tuple[int, float | str]:
 
 # ---- registry ---------------------------------------------------------------------------------
 _REGISTRY: dict[str, Family] = {}
+_LOADED = False
 
 
 def register(cls: type[Family]) -> type[Family]:
@@ -165,14 +288,32 @@ def register(cls: type[Family]) -> type[Family]:
     return cls
 
 
+def unregister(family_id: str) -> None:
+    """Forget a family (tests that register a toy family clean up with this)."""
+    _REGISTRY.pop(family_id, None)
+
+
+def family_modules() -> list[str]:
+    """Every package under core/families, then the modules named in $SEMBENCH_FAMILIES."""
+    import core.families
+
+    found = [f"core.families.{m.name}" for m in pkgutil.iter_modules(core.families.__path__) if m.ispkg]
+    extra = [m.strip() for m in os.environ.get(EXTRA_FAMILIES_ENV, "").split(",") if m.strip()]
+    return sorted(found) + extra
+
+
 def _load_all() -> None:
-    for module in FAMILY_MODULES:
+    global _LOADED
+    if _LOADED:
+        return
+    for module in family_modules():
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            # A family that has not landed yet is simply absent; any other import error is a bug.
-            if exc.name != module:
-                raise
+            if exc.name == module and not module.startswith("core."):
+                raise UserError(f"{EXTRA_FAMILIES_ENV} names '{module}', which cannot be imported") from None
+            raise
+    _LOADED = True
 
 
 def all_families() -> dict[str, Family]:

@@ -55,6 +55,8 @@ class Preset(BaseModel):
     params: dict[str, Any]
     count: int
     seed: int = 0
+    # Shipped in snapshots.db under the preset's name (`sembench snapshot build` rebuilds these).
+    bundled: bool = False
 
 
 class Snapshot(BaseModel):

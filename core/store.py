@@ -323,6 +323,9 @@ class Workspace:
         snap_path = Path(snapshots_path) if snapshots_path else BUNDLED_SNAPSHOTS
         self.bundled = SnapshotStore(snap_path) if snap_path.exists() else None
         self.log = LogStore(log_path)
+        from core.tools.cache import configure
+
+        configure(self.log.path)  # external tools' results are cached beside the attempts
 
     def stores(self) -> list[SnapshotStore]:
         return [s for s in (self.log, self.bundled) if s is not None]

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from core.bundle import BUNDLE, build_snapshot
+from core.bundle import build_snapshot, bundle_entries
 from core.store import BUNDLED_SNAPSHOTS, SnapshotStore, Workspace
 
 pytestmark = pytest.mark.skipif(not BUNDLED_SNAPSHOTS.exists(), reason="snapshots.db not built yet")
@@ -19,12 +19,12 @@ def _digest() -> str:
 def test_bundle_lists_every_entry() -> None:
     store = SnapshotStore(BUNDLED_SNAPSHOTS)
     names = {s.name for s in store.snapshots()}
-    assert names == {e.name for e in BUNDLE}
+    assert names == {e.name for e in bundle_entries()}
     for snap in store.snapshots():
         assert snap.count == len(list(store.instance_rows(snap.name))) > 0
 
 
-@pytest.mark.parametrize("entry", BUNDLE, ids=[e.name for e in BUNDLE])
+@pytest.mark.parametrize("entry", bundle_entries(), ids=lambda e: e.name)
 def test_rebuilding_reproduces_the_same_instances(entry) -> None:
     store = SnapshotStore(BUNDLED_SNAPSHOTS)
     shipped = [(iid, data) for _, iid, _, data in store.instance_rows(entry.name)]

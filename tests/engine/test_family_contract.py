@@ -31,7 +31,7 @@ def _sample(family_id: str, per_preset: int = 3) -> list[Instance]:
 @pytest.mark.parametrize("family_id", FAMILIES)
 def test_family_declares_what_the_ui_needs(family_id: str) -> None:
     fam = all_families()[family_id]
-    assert fam.id == family_id and fam.title and fam.paper
+    assert fam.id == family_id and fam.title and fam.citation.url.startswith("https://")
     assert fam.features, "difficulty features drive tables and breakdowns"
     assert fam.presets(), "at least one preset"
     assert {"baseline", "oracle"} <= set(fam.local_solvers())

@@ -30,6 +30,7 @@ from itertools import islice, product
 from typing import TypeVar
 
 from core.families.cascade.align import Hunk, bounded_distance, common_prefix, hunks
+from core.families.cascade.model import CascadeInstance
 
 Rule = tuple[str, str]
 State = tuple[str, ...]
@@ -492,3 +493,20 @@ def _with_context(text: str, want: str, first: Hunk, last: Hunk) -> set[Rule]:
             if lhs and lhs != rhs:
                 rules.add((lhs, rhs))
     return rules
+
+
+def oracle_response(instance: CascadeInstance) -> str:
+    """The ground-truth cascade written as a model would answer."""
+    from core.families.cascade.prompt import format_response
+
+    cascade = instance.cascade()
+    if cascade is None:
+        raise ValueError(f"instance {instance.id} has no ground-truth cascade")
+    return format_response(cascade)
+
+
+def baseline_response(instance: CascadeInstance, budget_s: float) -> str:
+    from core.families.cascade.prompt import format_response
+
+    found = solve(instance.inputs, instance.outputs, instance.max_programs(), budget_s)
+    return format_response(found) if found is not None else "No cascade found within the time budget."

@@ -112,3 +112,37 @@ class CascadeParams(BaseModel):
         if len(set(self.alphabet)) != len(self.alphabet):
             raise ValueError("alphabet has repeated characters")
         return self
+
+
+RELATION_KEYS = ("feeding", "bleeding", "counter_feeding", "counter_bleeding")
+
+
+def feature_values(instance: Instance) -> dict[str, Any]:
+    """The difficulty features from meta; a value of a foreign type is unknown (None).
+
+    Instance files from elsewhere may carry any meta, so nothing here trusts its types: `relations`
+    that is not a dict, a `category` that is not a string, a `cascade_length` that is not a
+    non-negative integer all read as None rather than breaking a table or a breakdown.
+    """
+    meta = instance.meta if isinstance(instance.meta, dict) else {}
+    relations = meta.get("relations")
+    if not isinstance(relations, dict):
+        relations = {}
+    length = meta.get("cascade_length")
+    category = meta.get("category")
+    values: dict[str, Any] = {
+        "cascade_length": length if isinstance(length, int) and not isinstance(length, bool) and length >= 0
+        else None,
+        "category": category if isinstance(category, str) else None,
+    }
+    values.update({key: _flag(relations.get(key)) for key in RELATION_KEYS})
+    return values
+
+
+def _flag(value: Any) -> bool | None:
+    """A relation flag: generated meta holds bools; 0/1 from other tools mean the same; anything else is unknown."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    return None

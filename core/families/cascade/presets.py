@@ -30,7 +30,7 @@ _BALANCE_NOTE = (" Category balance: item i targets category i mod 16 (the casca
 
 def _preset(name: str, description: str, count: int, **params: Any) -> Preset:
     return Preset(name=name, family="cascade", description=description, params={**_COMMON, **params},
-                  count=count, seed=0)
+                  count=count, seed=0, bundled=True)
 
 
 PRESETS: dict[str, Preset] = {

@@ -194,7 +194,7 @@ def _with_rule(answer: Answer, rule: str) -> Answer:
     return answer
 
 
-def extract(text: str) -> Answer:
+def extract(text: str, instance: object = None) -> Answer:
     try:
         return _decide(text)
     except Exception as exc:  # extraction must never take a run down; report it as a failed extraction

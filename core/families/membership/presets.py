@@ -22,10 +22,12 @@ PER_COMBINATION = 320  # 160 positive + 160 negative (paper §5.1)
 DEFAULTS = {"I": 2, "N_max": 2, "b": 1, "N_T": 2, "depth": 2}  # Table 2, every row's fixed values
 
 
-def _preset(name: str, description: str, per_combination: int = PER_COMBINATION, **grid: object) -> Preset:
+def _preset(name: str, description: str, per_combination: int = PER_COMBINATION, bundled: bool = True,
+            **grid: object) -> Preset:
     params = MembershipParams.model_validate({**DEFAULTS, **grid}).model_dump(mode="json")
     n = len(MembershipParams.model_validate(params).combinations())
-    return Preset(name=name, family=FAMILY, description=description, params=params, count=per_combination * n)
+    return Preset(name=name, family=FAMILY, description=description, params=params, count=per_combination * n,
+                  bundled=bundled)
 
 
 PRESETS: dict[str, Preset] = {
@@ -72,6 +74,7 @@ PRESETS: dict[str, Preset] = {
             I=[1, 2, 3],
             N_max=[2, 3, 4],
             depth=[0, 1, 2, 3, 4],
+            bundled=False,  # 14,400 items: `sembench generate membership --preset pag-grid-I-Nmax-depth --seed 0`
         ),
     )
 }

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 def test_registered_with_its_contract() -> None:
     assert "membership" in all_families()
-    assert FAMILY.paper == "pag-recursive-membership.txt"
+    assert FAMILY.citation.url.startswith("https://openreview.net/")
     assert FAMILY.features == ("depth", "I", "N_max", "b", "N_T", "label")
     assert FAMILY.prompt_styles == ("chat", "completion")
     assert set(FAMILY.local_solvers()) == {"baseline", "oracle", "random"}

@@ -1,0 +1,70 @@
+"""External tools (compilers, verifiers, provers): declared, required, run and cached in one place.
+
+Families declare the tools they need (`Tool`: executable, Debian package, version probe) in their own
+package and list them in `Family.requires`. Every run goes through `run()`: a private temporary
+directory, its own process group killed whole on timeout, memory/CPU limits, and the result cached by
+content (tool version + inputs + options) in the log database. Long-lived helpers (a JVM compile
+service, a GHCi session) are `Helper`s: restarted when they die, every request bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from core.tools.cache import ToolCache, cache_key, configure, current
+from core.tools.declare import Tool
+from core.tools.helper import Helper, HelperError, HelperPool, HelperTimeout
+from core.tools.process import ToolResult, execute
+
+__all__ = ["Helper", "HelperError", "HelperPool", "HelperTimeout", "Tool", "ToolCache", "ToolResult",
+           "configure", "current", "require", "run"]
+
+
+def require(*tools: Tool) -> None:
+    """Raise ToolMissing (one line naming the Debian package) for the first tool that is not installed."""
+    for tool in tools:
+        tool.require()
+
+
+def run(
+    tool: Tool,
+    args: Sequence[str],
+    files: Mapping[str, str | bytes] | None = None,
+    *,
+    timeout_s: float = 60.0,
+    memory_mb: int | None = 2048,
+    cpu_s: int | None = None,
+    stdin: str | None = None,
+    env: Mapping[str, str] | None = None,
+    collect: Sequence[str] = (),
+    cache: bool | ToolCache = True,
+    cache_timeouts: bool = False,
+    key_extra: object = None,
+    workdir: Path | None = None,
+) -> ToolResult:
+    """Run `tool` with `args` (the executable is resolved by `require`) on `files` in a private directory.
+
+    With `cache` (the default) an identical earlier run (same tool version, args, files, stdin, limits,
+    `key_extra`) is answered from the cache; a run that timed out is not cached unless `cache_timeouts`.
+    `workdir` (a directory the caller owns, e.g. holding a prebuilt library) disables the cache, since
+    its contents are not part of the key.
+    """
+    executable = tool.require()
+    argv = [executable, *args]
+    store: ToolCache | None = None
+    key = ""
+    if cache and workdir is None:
+        store = cache if isinstance(cache, ToolCache) else current()
+        options = {"timeout_s": timeout_s, "memory_mb": memory_mb, "cpu_s": cpu_s, "env": dict(env or {}),
+                   "collect": list(collect), "extra": key_extra}
+        key = cache_key(tool.name, tool.version(), [tool.executable, *args], dict(files or {}), stdin,
+                        options)
+        hit = store.get(key)
+        if hit is not None:
+            return hit
+    result = execute(argv, files, timeout_s=timeout_s, memory_mb=memory_mb, cpu_s=cpu_s, stdin=stdin, env=env,
+                     collect=collect, workdir=workdir)
+    if store is not None and (cache_timeouts or not result.timed_out):
+        store.put(key, tool.name, tool.version(), result)
+    return result
