@@ -28,7 +28,21 @@ EXTRA_COMMAND_MODULES = ("core.cli_runs",)
 
 
 class SembenchGroup(click.Group):
-    """Turns UserError into a one-line message and exit code 2, wherever it is raised."""
+    """Turns UserError into a one-line message and exit code 2, wherever it is raised. Verbs that
+    families add (`Family.commands`) are found lazily, so they cost nothing until used."""
+
+    def _family_verbs(self) -> dict[str, Any]:
+        return {verb: fam for fam in all_families().values() for verb in fam.commands}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._family_verbs()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        fam = self._family_verbs().get(cmd_name)
+        return fam.command(cmd_name) if fam is not None else None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -128,6 +128,9 @@ class Family:
     # floor rather than a solver says how often it must at least be right.
     baseline_complete: ClassVar[bool] = True
     baseline_floor: ClassVar[float] = 1.0
+    # Top-level CLI verbs the family adds: verb -> "module:attr" of a click command (relative to the
+    # family's package), imported only when the verb is used or listed by --help.
+    commands: ClassVar[dict[str, str]] = {}
 
     # ---- plumbing -----------------------------------------------------------------------------
     def cast(self, instance: Instance) -> Instance:
@@ -136,6 +139,13 @@ class Family:
         if isinstance(instance, model):
             return instance
         return model.model_validate(instance.model_dump())
+
+    def command(self, verb: str) -> Any:
+        """The click command behind one of `commands`."""
+        module_name, attr = self.commands[verb].split(":", 1)
+        if module_name.startswith("."):
+            module_name = type(self).__module__ + module_name
+        return getattr(importlib.import_module(module_name), attr)
 
     def _missing(self, what: str) -> NotImplementedError:
         return NotImplementedError(f"family '{self.id}' does not provide {what}")
