@@ -32,3 +32,8 @@ def log_db(tmp_path, monkeypatch):
     path = tmp_path / "log.db"
     monkeypatch.setenv("SEMBENCH_DB", str(path))
     return path
+
+
+# The test-only toy family registers for the whole session, so every test parametrized over the registered
+# families (the family kit, the TUI kit) covers it too: a family defined outside core/ needs no other edit.
+import tests.kit.toyfamily  # noqa: E402,F401
