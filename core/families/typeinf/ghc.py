@@ -119,9 +119,9 @@ def module_text(module: str, task: TaskSource, with_signature: bool) -> str:
         for d in code_decls:
             if isinstance(d, S.FunBind):
                 hidden.add(d.name)
-        free, cons = free_names(code_decls)
+        _, cons = free_names(code_decls)
     except HsParseError:
-        free, cons = [], []
+        cons = []
     defined_ops = sorted(n for n in hidden | set(cons) if is_operator(n) and n not in (":",))
     fixities = [f"{env.fixities[op][0]} {env.fixities[op][1]} {_infix_name(op)}" for op in defined_ops
                 if op in env.fixities]
