@@ -200,12 +200,18 @@ def base_env() -> Env:
     return _base_env().copy()
 
 
-def dep_decls(dependencies: list[str] | tuple[str, ...]) -> list[S.Decl]:
-    """Each dependency parsed with the Prelude's fixities (and those of earlier dependencies)."""
+def dep_decls(dependencies: list[str] | tuple[str, ...], strict: bool = False) -> list[S.Decl]:
+    """Each dependency parsed with the Prelude's fixities (and those of earlier dependencies); with
+    `strict`, a dependency that does not parse raises HsParseError, otherwise it is skipped."""
     fix = dict(_base_env().fixities)
     out: list[S.Decl] = []
     for dep in dependencies:
-        decls = parse_decls(dep, fix, what="a dependency")
+        try:
+            decls = parse_decls(dep, fix, what="a dependency")
+        except HsParseError:
+            if strict:
+                raise
+            continue  # a dependency we cannot read (a foreign file's prose, an extension) is skipped
         for d in decls:
             if isinstance(d, S.FixityDecl):
                 for op in d.ops:

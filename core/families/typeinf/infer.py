@@ -93,8 +93,13 @@ class InferResult:
 
 
 class Inferencer:
-    def __init__(self, env: Env, max_steps: int = DEFAULT_STEPS, record: bool = False) -> None:
+    def __init__(self, env: Env, max_steps: int = DEFAULT_STEPS, record: bool = False, pure: bool = False) -> None:
         self.env = env
+        self.pure = pure
+        # In a pure task Bool and Char have new names (T1, T2, ...): the types built-in syntax needs
+        # (`if`, guards, literals) are then unknowns that the code's use identifies.
+        self.bool: Type = TVar("Bool?") if pure else BOOL
+        self.char: Type = TVar("Char?") if pure else CHAR
         self.max_steps = max_steps
         self.record = record
         self.sub: dict[str, Type] = {}
@@ -268,10 +273,10 @@ class Inferencer:
     def literal(self, kind: str, text: str, span: S.Span | None, pattern: bool = False) -> Type:
         if kind == "char":
             self.emit("lit", f"{text} : Char", span)
-            return CHAR
+            return self.char
         if kind == "string":
             self.emit("lit", f"{text} : [Char]", span)
-            return STRING
+            return list_of(self.char)
         t = self.fresh()
         cls = "Num" if kind == "int" else "Fractional"
         preds = [Pred(cls, (t,))]
@@ -310,7 +315,7 @@ class Inferencer:
             inner = self.group(e.binds, scope)
             return self.expr(e.body, inner)
         if isinstance(e, S.If):
-            self.unify(self.expr(e.cond, scope), BOOL, e.cond.span, "if condition")
+            self.unify(self.expr(e.cond, scope), self.bool, e.cond.span, "if condition")
             t = self.expr(e.then, scope)
             self.unify(t, self.expr(e.other, scope), e.other.span, "if branches")
             return t
@@ -371,7 +376,7 @@ class Inferencer:
 
     def qual(self, q: S.Qual, scope: Scope, list_monad: bool = False, monad: Type | None = None) -> Scope:
         if isinstance(q, S.QGuard):
-            self.unify(self.expr(q.expr, scope), BOOL, q.span, "guard")
+            self.unify(self.expr(q.expr, scope), self.bool, q.span, "guard")
             return scope
         if isinstance(q, S.QLet):
             return self.group(q.binds, scope)
@@ -496,6 +501,8 @@ class Inferencer:
                 retained.append(p)
         retained = [self.zonk_pred(p) for p in retained if not self.entailed_by_givens(self.zonk_pred(p))]
         retained = _dedupe([p for p in retained if _pred_vars(p)])
+        if self.pure:
+            retained = self.pure_classes(retained)
         self.preds.extend(deferred)
         result = dict(scope)
         for name, t in types.items():
@@ -509,8 +516,22 @@ class Inferencer:
                           preds=list(ctx))
         return result
 
+    def pure_classes(self, preds: list[Pred]) -> list[Pred]:
+        """A pure task renames the classes too, but literals and `do` still bring Prelude classes (Num,
+        Enum, Monad ...). A variable that also carries a class of the dependencies is taken to get those
+        from it (the renamed class is their subclass or themselves); alone, they keep their names."""
+        out = []
+        for p in preds:
+            vs = _pred_vars(p)
+            from_deps = any(self.env.origin.get(q.cls) == "deps" and _pred_vars(q) == vs for q in preds)
+            if self.env.origin.get(p.cls) == "base" and from_deps:
+                self.emit("reduce", f"{show_pred(p)} taken from the dependencies' class on {', '.join(vs)}", None)
+                continue
+            out.append(p)
+        return out
+
     def free_in_scope(self, scope: Scope) -> set[str]:
-        out: set[str] = set()
+        out: set[str] = {"Bool?", "Char?"} if self.pure else set()
         for poly in scope.values():
             if poly.qvars and not tvars(poly.body):
                 continue
@@ -542,13 +563,38 @@ class Inferencer:
                 return True
         return False
 
-    def instance_for(self, p: Pred) -> list[Pred] | None:
+    def instance_for(self, p: Pred, assume: bool = True) -> list[Pred] | None:
         for inst in self.env.instances.get(p.cls, []):
             mapping: dict[str, Type] = {}
             if len(inst.head.args) == len(p.args) and all(
                     _match(h, a, mapping) for h, a in zip(inst.head.args, p.args, strict=True)):
                 return [Pred(c.cls, tuple(subst(x, mapping) for x in c.args)) for c in inst.context]
-        return None
+        return self.assumed_instance(p) if assume else None
+
+    def assumed_instance(self, p: Pred) -> list[Pred] | None:
+        """No instance is declared, and the class or the type is not one of base's (a pure task's T1,
+        a type the dependencies only name): the task compiles, so assume the instance a `deriving`
+        clause would give — the class on each argument of a fully applied constructor, nothing for a
+        partially applied one."""
+        if len(p.args) != 1:
+            return None
+        head, args = split_app(p.args[0])
+        if not isinstance(head, TCon):
+            return None
+        builtin_arity = {"[]": 1, "->": 2, "()": 0}
+        from core.families.typeinf.types import is_tuple_con
+
+        if is_tuple_con(head.name):
+            builtin_arity[head.name] = len(head.name) - 1
+        class_known = self.env.origin.get(p.cls) == "base"
+        type_known = head.name in builtin_arity or self.env.origin.get(head.name) == "base"
+        if class_known and type_known:
+            return None
+        arity = builtin_arity.get(head.name, self.env.types.get(head.name))
+        context = [Pred(p.cls, (a,)) for a in args] if arity is not None and arity == len(args) else []
+        self.emit("reduce", f"assumed instance {show_pred(p)} (not declared; the task compiles)", None,
+                  preds=context)
+        return context
 
     def hnf(self, p: Pred, span: S.Span | None, depth: int = 0) -> list[Pred]:
         self.tick()
@@ -596,7 +642,7 @@ class Inferencer:
         if not simple or not classes & NUMERIC_CLASSES or not classes <= STANDARD_CLASSES:
             raise InferError(f"ambiguous type variable {var} in ({show_pred(p)}); it cannot be defaulted", span)
         for candidate in ("Integer", "Double"):
-            if all(self.instance_for(Pred(c, (TCon(candidate),))) is not None for c in classes):
+            if all(self.instance_for(Pred(c, (TCon(candidate),)), assume=False) is not None for c in classes):
                 self.sub[var] = TCon(candidate)
                 self.defaulted.append((var, candidate))
                 self.emit("default", f"defaulting {var} := {candidate} (ambiguous: {', '.join(sorted(classes))})",
@@ -733,13 +779,13 @@ def find_binding(decls: list[S.Decl], name: str | None) -> tuple[list[S.FunBind 
 
 
 def infer_code(code: str, env: Env, name: str | None = None, expected: Scheme | None = None,
-               record: bool = False, max_steps: int = DEFAULT_STEPS) -> InferResult:
+               record: bool = False, max_steps: int = DEFAULT_STEPS, pure: bool = False) -> InferResult:
     """The principal type of `name` (default: the first binding) in `code`, or the error that stops it.
 
     With `expected` (an answer's scheme) the binding is checked against it instead: its variables
     become rigid constants and its constraints are given, so the first step that disagrees fails.
     """
-    inf = Inferencer(env, max_steps=max_steps, record=record)
+    inf = Inferencer(env, max_steps=max_steps, record=record, pure=pure)
     try:
         try:
             decls = parse_code(code, env.fixities)
@@ -762,6 +808,10 @@ def infer_code(code: str, env: Env, name: str | None = None, expected: Scheme | 
         scope = inf.group(binds, scope) if expected is None else inf.group(
             [*binds, S.SigBind([name], sigs[name])], {})
         poly = scope[name]
+        if pure:  # syntax's Bool/Char never met a named type: they are the Prelude's
+            for alias, real in (("Bool?", BOOL), ("Char?", CHAR)):
+                if not isinstance(inf.prune(TVar(alias)), TCon):
+                    inf.sub.setdefault(alias, real)
         leftover = inf.reduce([(inf.zonk_pred(p), sp) for p, sp in inf.preds])
         if leftover:
             p, sp = leftover[0]
