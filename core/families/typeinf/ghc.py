@@ -39,6 +39,7 @@ class TaskSource:
     signature: str | None = None  # "name :: type"; None = only infer
     preamble: str = ""  # extra declarations (the pure variant's synonyms and pattern synonyms)
     extensions: tuple[str, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)  # a pure task's new names of Prelude things
 
 
 @dataclass
@@ -51,8 +52,10 @@ class GhcOutcome:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env) -> tuple[list[str], set[str]]:
+def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env,
+                aliases: dict[str, str] | None = None) -> tuple[list[str], set[str]]:
     """The module text for the dependencies and the names to hide from the Prelude."""
+    aliases = aliases or {}
     lines: list[str] = []
     hidden: set[str] = set()
     for text, group in _by_dependency(dep_texts, env):
@@ -64,22 +67,27 @@ def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env) -> tuple[li
                 for n in d.names:
                     lines.append(f"{binder(n)} = undefined")
             elif isinstance(d, S.DataDecl):
-                if d.name in PRELUDE_TYPES:
+                if d.name in PRELUDE_TYPES or d.name in aliases:
                     continue
+                for new, old in aliases.items():  # `deriving (T5)` must name the real class
+                    text = re.sub(rf"\b{re.escape(new)}\b(?=[^=]*$)", old, text) if "deriving" in text else text
                 lines.append(text)
                 for c in d.constructors:
                     hidden.update(n for n in c.field_names if n)
             elif isinstance(d, S.SynDecl):
-                if d.name in PRELUDE_TYPES:
+                if d.name in PRELUDE_TYPES or d.name in aliases:
                     continue
                 lines.append(text)
             elif isinstance(d, S.ClassDecl):
-                if d.name in PRELUDE_CLASSES:
+                if d.name in PRELUDE_CLASSES or d.name in aliases:
                     continue
                 lines.append(text)
                 for m in d.methods:
                     hidden.update(m.names)
             elif isinstance(d, S.InstanceDecl):
+                for new, old in aliases.items():  # an instance must name the real class
+                    if old in PRELUDE_CLASSES:
+                        text = re.sub(rf"\b{re.escape(new)}\b", old, text)
                 lines.append(text)
             elif isinstance(d, S.ConSigDecl):
                 continue  # constructors are declared by their data types
@@ -112,7 +120,7 @@ def _sig_type_text(text: str, d: S.SigDecl) -> str:
 def module_text(module: str, task: TaskSource, with_signature: bool) -> str:
     env = task_env(task.dependencies)
     decls = dep_decls(task.dependencies)
-    stubs, hidden = _stub_lines(decls, task.dependencies, env)
+    stubs, hidden = _stub_lines(decls, task.dependencies, env, task.aliases)
     hidden.add(task.name)
     try:
         code_decls = parse_code(task.code, env.fixities)
@@ -259,3 +267,32 @@ def validate(tasks: list[TaskSource], infer: bool = True) -> dict[str, GhcOutcom
             outcome.signature_error = errors.get(sig_name, "")
         out[task.key] = outcome
     return out
+
+
+PRELUDE_CONSTRUCTORS = frozenset({"True", "False", "LT", "EQ", "GT", "Nothing", "Just", "Left", "Right"})
+
+
+def pure_source(key: str, name: str, code: str, dependencies: list[str], signature: str | None,
+                renaming: dict[str, dict[str, str]]) -> TaskSource:
+    """A pure task for GHC: its new type names that stand for the Prelude's own types, classes and
+    constructors become synonyms and pattern synonyms of them (instances and built-in syntax need the
+    real ones); everything else is declared by the rewritten dependencies themselves."""
+    from core.families.typeinf.env import base_env
+
+    env = base_env()
+    aliases: dict[str, str] = {}
+    preamble: list[str] = []
+    for old, new in (renaming.get("types") or {}).items():
+        if old in PRELUDE_TYPES or old in PRELUDE_CLASSES:
+            aliases[new] = old
+            params = " ".join(f"p{i}" for i in range(len(env.synonyms.get(old, ([], None))[0])))
+            preamble.append(f"type {new} {params} = {old} {params}".replace("  ", " "))
+        elif old in PRELUDE_CONSTRUCTORS:
+            from core.families.typeinf.types import split_fn
+
+            arity = len(split_fn(env.constructors[old].body)[0])
+            args = " ".join(f"x{i}" for i in range(arity))
+            aliases[new] = old
+            preamble.append(f"pattern {new} {args} = {old} {args}".replace("  ", " "))
+    return TaskSource(key, name, code, dependencies, signature, "\n".join(preamble),
+                      ("PatternSynonyms", "ConstraintKinds", "FlexibleInstances"), aliases)
