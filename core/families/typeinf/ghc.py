@@ -171,6 +171,32 @@ def run_modules(modules: dict[str, str], dumps: list[str] | None = None, timeout
     return errors, result.files
 
 
+CHUNK_MODULES = 400  # GHC's --make slows down per module in very large batches
+WORKERS = 2
+
+
+def run_modules_chunked(modules: dict[str, str], dumps: list[str] | None = None,
+                        timeout_s: float = GHC_TIMEOUT_S) -> tuple[dict[str, str], dict[str, str]]:
+    """`run_modules` over chunks of at most CHUNK_MODULES modules, two GHC processes at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = list(modules)
+    if len(names) <= CHUNK_MODULES:
+        return run_modules(modules, dumps, timeout_s)
+    wanted = set(dumps or [])
+    chunks = [names[i:i + CHUNK_MODULES] for i in range(0, len(names), CHUNK_MODULES)]
+    errors: dict[str, str] = {}
+    files: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        futures = [pool.submit(run_modules, {n: modules[n] for n in chunk}, [n for n in chunk if n in wanted],
+                               timeout_s) for chunk in chunks]
+        for future in futures:
+            e, f = future.result()
+            errors.update(e)
+            files.update(f)
+    return errors, files
+
+
 _ERROR_HEAD = re.compile(r"^([A-Za-z_][\w]*)\.hs:(\d+):(\d+)(?:-\d+)?: error:", re.M)
 
 
@@ -249,7 +275,7 @@ def validate(tasks: list[TaskSource], infer: bool = True) -> dict[str, GhcOutcom
             modules[sig_name] = module_text(sig_name, task, with_signature=True)
         names[task.key] = (inf_name if infer else "", sig_name if task.signature else None)
     dumps = [n for n, _ in names.values() if n]
-    errors, files = run_modules(modules, dumps)
+    errors, files = run_modules_chunked(modules, dumps)
     out: dict[str, GhcOutcome] = {}
     for task in tasks:
         inf_name, sig_name = names[task.key]

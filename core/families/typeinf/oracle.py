@@ -239,7 +239,7 @@ def modules_for(truth: str, answer: str, dependencies: list[str], tag: str) -> d
 
 def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.0) -> list[OracleResult]:
     """Decide many (truth type, answer type, dependencies) comparisons in one GHC run."""
-    from core.families.typeinf.ghc import run_modules
+    from core.families.typeinf.ghc import run_modules_chunked
 
     modules: dict[str, str] = {}
     failed: dict[int, str] = {}
@@ -251,7 +251,7 @@ def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.
     errors: dict[str, str] = {}
     if modules:
         GHC.require()
-        errors, _ = run_modules(modules, timeout_s=timeout_s)
+        errors, _ = run_modules_chunked(modules, timeout_s=timeout_s)
     out = []
     for i in range(len(items)):
         if i in failed:
