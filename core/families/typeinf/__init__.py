@@ -33,9 +33,12 @@ class TypeinfFamily(Family):
     answer_template = "name :: "
     answer_placeholder = "name :: type   (or just the type)"
     # base declares a few functions at a type more specific than their principal one (asTypeOf,
-    # deleteBy, Identity's >>=); inference finds the principal type, so those three are missed.
+    # deleteBy, Identity's >>=): inference finds the principal type, so those three are missed. In the
+    # pure variant a task whose Bool or Char appears only through syntax (`if`, guards, literals) does not
+    # say which new name is Bool or Char; the monomorphic Bool/Char functions at the corpus's start are
+    # mostly such tasks (overall: base 247/250, pure 221/250).
     baseline_complete = False
-    baseline_floor = 0.8
+    baseline_floor = 0.5
 
     presets = hook(".presets:presets")
     generate_one = hook(".generator:generate_one")
