@@ -46,9 +46,27 @@ def _rename(t: Type, mapping: dict[str, str], nested: list[int]) -> Type:
     return t
 
 
+def _mentions(t: Type, names: Synonyms) -> bool:
+    stack = [t]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, TCon):
+            if cur.name in names:
+                return True
+        elif isinstance(cur, TAp):
+            stack.append(cur.fun)
+            stack.append(cur.arg)
+        elif isinstance(cur, TForall):
+            return True
+    return False
+
+
 def canonical(scheme: Scheme, synonyms: Synonyms) -> Canonical:
-    body = expand_synonyms(scheme.body, synonyms)
-    context = [Pred(p.cls, tuple(expand_synonyms(a, synonyms) for a in p.args)) for p in scheme.context]
+    def expand(t: Type) -> Type:
+        return expand_synonyms(t, synonyms) if _mentions(t, synonyms) else t
+
+    body = expand(scheme.body)
+    context = [Pred(p.cls, tuple(expand(a) for a in p.args)) for p in scheme.context]
     order = tvars(body)
     mapping = {v: f"v{i}" for i, v in enumerate(order)}
     ambiguous: list[str] = []
@@ -64,7 +82,10 @@ def canonical(scheme: Scheme, synonyms: Synonyms) -> Canonical:
 
 
 def equivalent(a: Scheme, b: Scheme, synonyms: Synonyms) -> bool:
-    ca, cb = canonical(a, synonyms), canonical(b, synonyms)
+    return equivalent_canonical(canonical(a, synonyms), canonical(b, synonyms))
+
+
+def equivalent_canonical(ca: Canonical, cb: Canonical) -> bool:
     if ca.ambiguous or cb.ambiguous:
         return False
     return ca.body == cb.body and ca.context == cb.context

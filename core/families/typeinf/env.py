@@ -238,3 +238,24 @@ def base_synonyms() -> dict[str, tuple[list[str], Type]]:
 
 
 __all__ = ["ARROW", "LIST", "Env", "ClassInfo", "Instance", "base_env", "task_env", "expand_synonyms"]
+
+
+@functools.lru_cache(maxsize=1024)
+def _task_synonyms(dependencies: tuple[str, ...]) -> dict[str, tuple[list[str], Type]]:
+    out = dict(base_synonyms())
+    for dep in dependencies:
+        if not any(line.startswith("type ") for line in dep.splitlines()):
+            continue
+        try:
+            decls = parse_decls(dep, what="a dependency")
+        except HsParseError:
+            continue
+        for d in decls:
+            if isinstance(d, S.SynDecl):
+                out[d.name] = (d.params, d.body)
+    return out
+
+
+def task_synonyms(dependencies: list[str] | tuple[str, ...]) -> dict[str, tuple[list[str], Type]]:
+    """Only the synonyms (base's and the dependencies'): all the checker needs, cheaper than task_env."""
+    return _task_synonyms(tuple(dependencies))

@@ -153,7 +153,8 @@ def _hideable(name: str) -> bool:
     return bool(re.fullmatch(r"[a-z_][\w']*", name)) or is_operator(name)
 
 
-def run_modules(modules: dict[str, str], dumps: list[str] | None = None, timeout_s: float = GHC_TIMEOUT_S):
+def run_modules(modules: dict[str, str], dumps: list[str] | None = None, timeout_s: float = GHC_TIMEOUT_S,
+                cache: bool = True):
     """Compile `modules` (name -> text) in one GHC run; returns (per-module error text, dump files)."""
     from core.tools import run
 
@@ -164,7 +165,7 @@ def run_modules(modules: dict[str, str], dumps: list[str] | None = None, timeout
         args += ["-ddump-types", "-ddump-to-file"]
     args += sorted(files)
     # GHC reserves a huge virtual address space up front: an address-space limit would kill it.
-    result = run(GHC, args, files=files, timeout_s=timeout_s, memory_mb=None, collect=collect)
+    result = run(GHC, args, files=files, timeout_s=timeout_s, memory_mb=None, collect=collect, cache=cache)
     if result.timed_out:
         raise RuntimeError(f"ghc timed out after {timeout_s:.0f} s on {len(modules)} modules")
     errors = split_errors(result.stderr + "\n" + result.stdout, list(modules))
@@ -176,20 +177,20 @@ WORKERS = 2
 
 
 def run_modules_chunked(modules: dict[str, str], dumps: list[str] | None = None,
-                        timeout_s: float = GHC_TIMEOUT_S) -> tuple[dict[str, str], dict[str, str]]:
+                        timeout_s: float = GHC_TIMEOUT_S, cache: bool = True) -> tuple[dict[str, str], dict[str, str]]:
     """`run_modules` over chunks of at most CHUNK_MODULES modules, two GHC processes at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     names = list(modules)
     if len(names) <= CHUNK_MODULES:
-        return run_modules(modules, dumps, timeout_s)
+        return run_modules(modules, dumps, timeout_s, cache)
     wanted = set(dumps or [])
     chunks = [names[i:i + CHUNK_MODULES] for i in range(0, len(names), CHUNK_MODULES)]
     errors: dict[str, str] = {}
     files: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         futures = [pool.submit(run_modules, {n: modules[n] for n in chunk}, [n for n in chunk if n in wanted],
-                               timeout_s) for chunk in chunks]
+                               timeout_s, cache) for chunk in chunks]
         for future in futures:
             e, f = future.result()
             errors.update(e)

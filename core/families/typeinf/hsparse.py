@@ -204,7 +204,13 @@ def _type_node_of_signature(sig: Node) -> Node:
 
 
 def parse_type(text: str) -> ParsedType:
-    """A type with optional `forall` and context (`(Eq a, Show b) => a -> b`)."""
+    """A type with optional `forall` and context (`(Eq a, Show b) => a -> b`). Memoised: verdicts parse
+    the same ground truth for every answer."""
+    return _parse_type_cached(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_type_cached(text: str) -> ParsedType:
     if not text.strip():
         raise HsParseError("empty type")
     if "\n" in text.strip():

@@ -237,7 +237,8 @@ def modules_for(truth: str, answer: str, dependencies: list[str], tag: str) -> d
     return {f"Refl{tag}": refl, f"Sub{tag}": sub}
 
 
-def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.0) -> list[OracleResult]:
+def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.0,
+                cache: bool = True) -> list[OracleResult]:
     """Decide many (truth type, answer type, dependencies) comparisons in one GHC run."""
     from core.families.typeinf.ghc import run_modules_chunked
 
@@ -251,7 +252,7 @@ def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.
     errors: dict[str, str] = {}
     if modules:
         GHC.require()
-        errors, _ = run_modules_chunked(modules, timeout_s=timeout_s)
+        errors, _ = run_modules_chunked(modules, timeout_s=timeout_s, cache=cache)
     out = []
     for i in range(len(items)):
         if i in failed:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.families.typeinf.check import canonical, equivalent, is_instance, permutations_match
-from core.families.typeinf.env import task_env
+from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
+from core.families.typeinf.env import task_synonyms
 from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
 from core.families.typeinf.model import TypeinfInstance
 from core.families.typeinf.types import Pred, Scheme, TAp, TVar, Type, show, show_pred, split_fn, subst
@@ -44,9 +44,9 @@ def truth_parts(instance: TypeinfInstance) -> tuple[str, str] | None:
 
 def classify(truth: Scheme, answer: Scheme, synonyms: dict) -> str | None:  # type: ignore[type-arg]
     """Appendix G's category of a wrong answer, by rules over the two types (None if equivalent)."""
-    if equivalent(truth, answer, synonyms):
-        return None
     ct, ca = canonical(truth, synonyms), canonical(answer, synonyms)
+    if equivalent_canonical(ct, ca):
+        return None
     args_t, res_t = split_fn(ct.body)
     args_a, res_a = split_fn(ca.body)
     if ca.ambiguous:
@@ -130,7 +130,7 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
     value = answer.value or {}
     got_text = str(value.get("type", ""))
     got_sig = str(value.get("signature", f"{name} :: {got_text}"))
-    env = task_env(instance.dependencies)
+    synonyms = task_synonyms(instance.dependencies)
     try:
         truth = parse_type(truth_text).scheme
     except HsParseError as exc:
@@ -144,16 +144,16 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
                        diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False,
                                      got_spans=[(0, len(got_text))])],
                        explanation=f"SyntaxError: {exc}", details={"category": "SyntaxError"})
-    category = classify(truth, given, env.synonyms)
+    category = classify(truth, given, synonyms)
     details: dict[str, object] = {"checker": "alpha-equivalence"}
     if answer.details.get("name_mismatch"):
         details["name_mismatch"] = answer.details["name_mismatch"]
     if category is None:
         return Verdict(correct=True, score=1.0, status="correct", expected=expected, got=got_sig,
-                       diff=diff_rows(truth, given, env.synonyms),
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=True)],
                        explanation="the answer is alpha-equivalent to the ground truth", details=details)
     details["category"] = category
-    rows = diff_rows(truth, given, env.synonyms)
+    rows = diff_rows(truth, given, synonyms)
     bad = [r.label for r in rows if not r.ok]
     where = f" (differs at: {', '.join(bad)})" if bad else ""
     return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig, diff=rows,
