@@ -26,7 +26,13 @@ POOL = ("map", "filter", "foldr", "foldl", "length", "reverse", "concat", "conca
         "div", "mod", ":", "uncurry", "curry", "takeWhile", "dropWhile", "span", "any", "all", "iterate",
         "filter", "catMaybes", "mapMaybe", "isJust", "concat", "and", "or", "last", "init", "splitAt")
 LITERALS = ("0", "1", "2", "'a'", "\"x\"", "True", "False", "[]", "Nothing")
-MAX_ATTEMPTS = 4000
+MAX_ATTEMPTS = 3000
+# Pool members by the kind of type they have, so that each category is reachable in few attempts.
+MONO = ("not", "words", "unwords", "lines", "isDigit", "isSpace", "toUpper", "ord", "chr", "&&", "||", "and",
+        "or", "show", "length", "even", "odd")
+CONSTRAINED = ("elem", "sum", "product", "maximum", "lookup", "show", "even", "odd", "succ", "fromIntegral", "max",
+               "min", "abs", "negate", "compare", "mconcat", "fmap", "pure", "+", "-", "*", "==", "<", "<=", "div",
+               "mod")
 
 
 class _Builder:
@@ -82,9 +88,17 @@ class _Builder:
         return e if " " not in e or e.startswith("(") and e.endswith(")") and e.count("(") == 1 else f"({e})"
 
 
-def _candidate(rng: random.Random, p: TypeinfParams, name: str) -> str:
-    funcs = rng.sample(sorted(set(POOL)), p.deps)
-    params = ["x", "y", "z"][: rng.choice([1, 1, 2, 2, 3])]
+def _candidate(rng: random.Random, p: TypeinfParams, name: str, target: str) -> str:
+    if target == "monomorphic":
+        pool = sorted(set(MONO) | set(rng.sample(sorted(set(POOL)), 4)))
+    elif target == "parametric":
+        pool = sorted(set(POOL) - set(CONSTRAINED))
+    else:
+        pool = sorted(set(POOL))
+    funcs = rng.sample(pool, min(p.deps, len(pool)))
+    if target == "ad-hoc" and not set(funcs) & set(CONSTRAINED):
+        funcs[0] = rng.choice(sorted(CONSTRAINED))
+    params = ["x", "y", "z"][: 1 if target == "monomorphic" else rng.choice([1, 1, 2, 2, 3])]
     b = _Builder(rng, funcs, params, p.depth)
     head = " ".join([name, *params])
     style = rng.random()
@@ -144,7 +158,7 @@ def generate_task(p: TypeinfParams, seed: int, index: int) -> TypeinfInstance:
     name = f"fun{index}"
     env = base_env()
     for attempt in range(MAX_ATTEMPTS):
-        code = _candidate(rng, p, name)
+        code = _candidate(rng, p, name, target)
         if not _substantial(code, name, p):
             continue
         result = infer_code(code, env, name, max_steps=50_000)
@@ -165,4 +179,13 @@ def generate_task(p: TypeinfParams, seed: int, index: int) -> TypeinfInstance:
                                meta={"poly_type": target, "source": "generated", "attempts": attempt + 1,
                                      "equations": code.count(f"\n{name} ") + 1, "n_deps": len(deps),
                                      "depth": p.depth}).with_content_id()
-    raise RuntimeError(f"no {target} task found in {MAX_ATTEMPTS} attempts (deps={p.deps}, depth={p.depth})")
+    # Patience exhausted (never seen in the bundled presets): the smallest task of the category, marked.
+    fallback = {"monomorphic": ("not (isDigit x)", "Char -> Bool"), "parametric": ("map fst x", "[(a, b)] -> [a]"),
+                "ad-hoc": ("x == x", "Eq a => a -> Bool")}[target]
+    code = f"{name} x = {fallback[0]}"
+    task = CorpusTask(key=name, name=name, signature=f"{name} :: {fallback[1]}", code=code)
+    deps = solve_dependencies(task)
+    return TypeinfInstance(code=code, dependencies=deps, name=name, variant="base",
+                           ground_truth={"signature": task.signature},
+                           meta={"poly_type": target, "source": "generated", "attempts": MAX_ATTEMPTS, "relaxed": True,
+                                 "equations": 1, "n_deps": len(deps), "depth": 1}).with_content_id()

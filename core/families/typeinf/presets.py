@@ -23,7 +23,7 @@ def presets() -> dict[str, Preset]:
         _preset("tfbench-pure", f"TF-Bench_pure: the same {n} tasks with NL types, type variables and binding names "
                                 "rewritten (T1.., t1.., f1..).", n, bundled=True, variant="pure"),
         _preset("tf-generated", "Fresh well-typed tasks over a Prelude dependency pool (3 deps, depth 2, 1-2 "
-                                "equations), the three categories balanced.", 90, bundled=True,
+                                "equations), the three categories balanced.", 45, bundled=True,
                 source="generated", deps=3, depth=2, equations=2),
         _preset("tfbench-nl-types", "Appendix D ablation: only NL type names rewritten.", n, variant="pure",
                 rewrite="types"),
