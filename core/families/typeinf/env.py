@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from core.families.typeinf import syntax as S
 from core.families.typeinf.hsparse import Fixities, HsParseError, parse_decls
@@ -31,8 +30,9 @@ from core.families.typeinf.types import (
     tuple_con,
     tuple_of,
 )
+from core.paths import asset
 
-ASSETS = Path(__file__).resolve().parents[3] / "assets" / "typeinf"
+ASSETS = asset("typeinf")
 # The synonyms of base every checker expands (a task's dependencies may add more).
 BASE_SYNONYMS = ("String", "ShowS", "ReadS", "FilePath", "Rational")
 NUMERIC_CLASSES = frozenset({"Num", "Real", "Integral", "Fractional", "Floating", "RealFrac", "RealFloat"})
