@@ -383,7 +383,8 @@ def synthesize(kb: KnowledgeBase, p: ImportsParams, library: str, rng: random.Ra
         raise ValueError(f"the knowledge base has no usable types for library '{library}'")
     best: State | None = None
     attempts = 0
-    for attempts in range(1, 9):
+    for attempt in range(1, 9):
+        attempts = attempt
         state = State(kb=kb, rng=rng, limit=p.n_types, ambiguity=p.ambiguity)
         # at least one library type first, so every snippet is about its library
         for _ in range(10):
