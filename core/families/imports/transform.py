@@ -124,10 +124,18 @@ def rename(code: str, rng: random.Random) -> str:
             methods.pop(name)
 
     scopes: list[dict[str, str]] = [{}]
+    var_types: dict[str, str] = {}  # new variable name -> its declared type's text
+    fields: dict[str, str] = {}  # a field name of the snippet's classes -> its new name (one per name)
 
-    def declare(ident: ts.Node) -> None:
-        new = names.fresh(lower_first=True)
-        scopes[-1][text(ident)] = new
+    def declare(ident: ts.Node, type_node: ts.Node | None = None, field: bool = False) -> None:
+        old = text(ident)
+        if field:
+            new = fields.setdefault(old, names.fresh(lower_first=True))
+        else:
+            new = names.fresh(lower_first=True)
+        scopes[-1][old] = new
+        if type_node is not None:
+            var_types[new] = text(type_node)
         edits.append((ident.start_byte, ident.end_byte, new))
 
     def lookup(name: str) -> str | None:
@@ -135,6 +143,20 @@ def rename(code: str, rng: random.Random) -> str:
             if name in scope:
                 return scope[name]
         return None
+
+    def own_object(obj: ts.Node) -> bool:
+        """Is `obj` (of `obj.f`) a value or name of one of the snippet's own classes?"""
+        if obj.type == "this":
+            return True
+        if obj.type == "identifier":
+            new = lookup(text(obj))
+            if new is None:
+                return text(obj) in classes
+            return var_types.get(new, "").split("<")[0].strip() in classes
+        if obj.type == "object_creation_expression":
+            type_node = obj.child_by_field_name("type")
+            return type_node is not None and text(type_node) in classes
+        return False
 
     def visit(n: ts.Node) -> None:
         t = n.type
@@ -146,7 +168,8 @@ def rename(code: str, rng: random.Random) -> str:
                     if member.type == "field_declaration":
                         for d in member.children:
                             if d.type == "variable_declarator":
-                                declare(d.child_by_field_name("name"))
+                                declare(d.child_by_field_name("name"), member.child_by_field_name("type"),
+                                        field=True)
         if t == "package_declaration":
             for c in n.children:
                 if c.type in ("scoped_identifier", "identifier"):
@@ -158,7 +181,7 @@ def rename(code: str, rng: random.Random) -> str:
             value = n.child_by_field_name("value")
             if value is not None:
                 visit(value)  # the initialiser cannot see the variable it declares (except itself: rare)
-            declare(n.child_by_field_name("name"))
+            declare(n.child_by_field_name("name"), n.parent.child_by_field_name("type"))
             return
         if t in ("formal_parameter", "catch_formal_parameter", "spread_parameter", "resource"):
             for c in n.children:
@@ -167,8 +190,8 @@ def rename(code: str, rng: random.Random) -> str:
             name = n.child_by_field_name("name")
             if name is None:
                 name = next((c for c in n.children if c.type == "identifier"), None)
-            if name is not None and t != "resource" or (t == "resource" and name is not None):
-                declare(name)
+            if name is not None:
+                declare(name, n.child_by_field_name("type"))
             if opened:
                 scopes.pop()
             return
@@ -229,10 +252,8 @@ def rename(code: str, rng: random.Random) -> str:
             field = n.child_by_field_name("field")
             if obj is not None:
                 visit(obj)
-                if obj.type == "this" and field is not None:
-                    new = lookup(text(field))
-                    if new is not None:
-                        edits.append((field.start_byte, field.end_byte, new))
+                if field is not None and text(field) in fields and own_object(obj):
+                    edits.append((field.start_byte, field.end_byte, fields[text(field)]))
             if opened:
                 scopes.pop()
             return
