@@ -27,6 +27,8 @@ from core.tools import Helper, HelperError, ToolResult, cache_key, current
 CHUNK = 150  # units per request in batch mode
 BASE_TIMEOUT_S = 60.0
 PER_UNIT_TIMEOUT_S = 0.5
+# C1 only: the service warms up in a second or two and stays fast; full tiered compilation spends the
+# 2 cores on C2 for little gain on short requests (tests/bench/bench_imports_compile.py).
 JVM_OPTIONS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xss8m", "-Xmx1g", "-XX:TieredStopAtLevel=1")
 
 
