@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.errors import UserError
 from core.families.imports.extract import answer_imports
 from core.families.imports.model import ImportsInstance
 from core.families.imports.snippet import simple_name, with_imports
@@ -79,9 +80,12 @@ def diff_rows(expected: Sequence[str], got: Sequence[str]) -> list[DiffRow]:
     return rows
 
 
+NOT_CHECKED = "javac is not installed (Debian package openjdk-17-jdk-headless)"
+
+
 def _compile_details(result: Any) -> dict[str, Any]:
-    if result is None:
-        return {"checked": False, "reason": "javac is not installed (Debian package openjdk-17-jdk-headless)"}
+    if result is None or isinstance(result, str):
+        return {"checked": False, "reason": result or NOT_CHECKED}
     return {"checked": result.decided, "ok": result.ok, "errors": result.errors,
             "diagnostics": [d.model_dump() for d in result.diagnostics[:20]], "error": result.error,
             "summary": result.summary()}
@@ -163,9 +167,12 @@ def verify_many(items: Sequence[tuple[ImportsInstance, Answer]]) -> list[Verdict
         sources.append(with_imports(instance.code, got))
     results: list[Any] = [None] * len(sources)
     if sources and _javac_ok():
-        if len(sources) == 1:
-            results = compiler.compile_sources(sources)
-        else:
-            results = compiler.compile_sources(sources, together=True, confirm=True)
+        try:
+            if len(sources) == 1:
+                results = compiler.compile_sources(sources)
+            else:
+                results = compiler.compile_sources(sources, together=True, confirm=True)
+        except UserError as exc:  # a library jar is missing: the verdict stands, the compile check says why
+            results = [str(exc)] * len(sources)
     return [build_verdict(instance, answer, None if w is None else results[w])
             for (instance, answer), w in zip(items, where, strict=True)]

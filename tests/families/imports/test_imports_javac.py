@@ -17,7 +17,6 @@ from core.families.imports.presets import PRESETS
 from core.families.imports.snippet import simple_name, split_imports, with_imports
 from core.instance import Instance
 
-
 pytestmark = pytest.mark.javac
 FIXTURES = Path(__file__).parent / "fixtures"
 LIBS = ("jdk", "jodatime", "xstream", "hibernate")
