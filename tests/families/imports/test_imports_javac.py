@@ -16,6 +16,7 @@ from core.families.imports import compiler
 from core.families.imports.presets import PRESETS
 from core.families.imports.snippet import simple_name, split_imports, with_imports
 from core.instance import Instance
+from core.tools import HelperTimeout
 
 pytestmark = pytest.mark.javac
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -132,10 +133,18 @@ def test_compile_service_restarts_and_bounds_requests(monkeypatch) -> None:
     os.kill(service.pid, signal.SIGKILL)  # the JVM this test's process started
     assert compiler.compile_sources([source], cache=False)[0].ok
     assert service.starts == starts + 1
-    monkeypatch.setattr(compiler, "BASE_TIMEOUT_S", 0.0)
-    monkeypatch.setattr(compiler, "PER_UNIT_TIMEOUT_S", 0.0)
+    # a request that hangs is cut off: the JVM is killed and the next request starts a fresh one
+    with pytest.raises(HelperTimeout):
+        service.request({"op": "sleep", "ms": 60000}, timeout_s=0.5)
+    assert not service.alive
+    assert compiler.compile_sources([source], cache=False)[0].ok and service.starts == starts + 2
+
+    def hang(*_args, **_kwargs):
+        raise HelperTimeout("java did not answer within the time limit")
+
+    monkeypatch.setattr(service, "request", hang)
     hung = compiler.compile_sources([source + " // once more"], cache=False)[0]
-    assert not hung.decided and "did not answer" in (hung.error or "")
+    assert not hung.decided and "did not answer" in (hung.error or "") and not hung.ok
     monkeypatch.undo()
     assert compiler.compile_sources([source], cache=False)[0].ok
 
@@ -207,3 +216,14 @@ def test_ddmin_minimises_against_the_baseline_within_budget(family, tmp_path) ->
     assert stats.exit_code == 0 and json.loads(stats.output)["types"] > 5000
     missing = CliRunner().invoke(ddmin_command, ["--instances", str(file), "--id", "nope"])
     assert missing.exit_code != 0
+
+
+def test_package_line_is_kept_and_imports_go_after_it(family) -> None:
+    params = family.resolve_params(None, {"library": "xstream,hibernate", "package": "snippets.demo"})
+    instances = list(family.generate(params, 3, 6))
+    assert all(i.code.startswith("package snippets.demo;\n") for i in instances)
+    prompt = family.prompt(instances[0]).messages[-1]["content"]
+    assert "package snippets.demo;" in prompt and "import " not in prompt.split("package snippets.demo;")[1]
+    sources = [with_imports(i.code, i.expected()) for i in instances]
+    assert all(s.index("package snippets.demo;") < s.index("import ") for s in sources)
+    assert all(r.ok for r in compiler.compile_sources(sources))

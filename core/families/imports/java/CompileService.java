@@ -4,7 +4,7 @@
 //
 // usage: java CompileService CLASSPATH
 // request:  {"op":"compile","together":false,"units":[{"id":"a","source":"..."}]}
-//           {"op":"ping"}
+//           {"op":"ping"}   {"op":"sleep","ms":N} (tests: a request that hangs)
 // answer:   {"ok":true,"results":[{"id":"a","ok":true,"errors":0,"diagnostics":[...]}],"ms":12}
 // "together": all units in one javac task (they must declare distinct packages); otherwise one task each.
 
@@ -56,6 +56,10 @@ public class CompileService {
         Map<String, Object> req = (Map<String, Object>) request;
         String op = String.valueOf(req.getOrDefault("op", "compile"));
         if (op.equals("ping")) return "{\"ok\":true,\"java\":" + q(System.getProperty("java.version")) + "}";
+        if (op.equals("sleep")) {  // a request that hangs, for testing that requests are bounded
+            try { Thread.sleep(((Number) req.getOrDefault("ms", 1000.0)).longValue()); } catch (InterruptedException e) { }
+            return "{\"ok\":true}";
+        }
         long start = System.nanoTime();
         List<Object> units = (List<Object>) req.get("units");
         boolean together = Boolean.TRUE.equals(req.get("together"));
