@@ -101,8 +101,10 @@ def _request(units: list[dict[str, str]], together: bool) -> list[CompileResult]
 
 
 def _key(source: str) -> str:
-    return cache_key("javac-service", JAVAC.version(), ["CompileService", classpath()], {"Snippet.java": source},
-                     None, {})
+    from core.families.imports.kb import kb_key  # hashes the jars' contents: a new jar never reuses a result
+
+    return cache_key("javac-service", JAVAC.version(), ["CompileService", classpath(), kb_key()],
+                     {"Snippet.java": source}, None, {})
 
 
 def _cached(source: str) -> CompileResult | None:

@@ -419,7 +419,7 @@ def generate_one(params: dict[str, Any], seed: int, index: int) -> ImportsInstan
     n_ambiguous = sum(1 for fqn in imports if kb.is_ambiguous(kb.types[fqn].simple))
     meta: dict[str, Any] = {
         "library": library, "n_types": len(imports), "n_ambiguous": n_ambiguous, "statements": len(state.lines),
-        "chain_depth": state.max_chain, "loc": code.count("\n"), "kb": kb.key, "source": "generated",
+        "chain_depth": state.max_chain, "loc": code.count("\n"), "source": "generated",
         "transform": "none",
     }
     if attempts > 1:

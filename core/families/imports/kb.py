@@ -251,9 +251,10 @@ class KnowledgeBase:
 
 
 # ---- building and caching ---------------------------------------------------------------------
+@functools.cache
 def kb_key() -> str:
-    """Extractor + JDK + jar contents."""
-    digest = hashlib.sha256(helper_key().encode())
+    """Extractor + JDK + jar contents (computed once per process)."""
+    digest = hashlib.sha256(helper_key(("KbDump.java",)).encode())
     digest.update(JAVA.version().encode())
     for jar in library_jars():
         digest.update(b"\0" + jar.name.encode() + b"\0" + file_sha256(jar).encode())
