@@ -32,6 +32,11 @@ class ImportsFamily(Family):
     answer_language = "java"
     answer_template = "```java\nimport ;\n```"
     answer_placeholder = ""
+    # SnR-style inference is not complete: ties between candidates that satisfy every constraint are
+    # broken by a heuristic. Exact match is ~0.9 on thalia-like (tests/bench/bench_imports_baseline.py);
+    # the floor is for the family kit's small samples.
+    baseline_complete = False
+    baseline_floor = 0.5
     commands = {"kb": ".cli:kb_group", "ddmin": ".cli:ddmin_command"}
 
     presets = hook(".presets:PRESETS")

@@ -80,10 +80,21 @@ def test_thalia_like_snippets_compile_and_need_every_import(family) -> None:
     assert not unrelated, unrelated[:5]
 
 
-@pytest.mark.parametrize("transform", ["rename", "lower", "comments", "all"])
+BASE_PRESETS = [name for name, p in PRESETS.items() if not p.params.get("transform")]
+TRANSFORMS = {"rename": ["rename"], "lower": ["lower"], "comments": ["comments"], "all": ["rename", "lower", "comments"]}
+
+
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
 def test_transformed_variants_compile_with_the_same_imports(family, transform) -> None:
-    base = _preset(family, "thalia-like")
-    variants = _preset(family, f"thalia-like-{transform}")
+    """Every snippet of every untransformed preset, transformed, compiles with the same imports."""
+    base, variants = [], []
+    for name in BASE_PRESETS:
+        preset = PRESETS[name]
+        base += _preset(family, name)
+        params = family.resolve_params(name, {"transform": ",".join(TRANSFORMS[transform])})
+        variants += list(family.generate(params, preset.seed, preset.count))
+    if transform != "all":
+        assert [v.id for v in variants[:200]] == [v.id for v in _preset(family, f"thalia-like-{transform}")]
     for b, v in zip(base, variants, strict=True):
         assert v.expected() == b.expected() and v.library == b.library
         assert v.meta["variant_of"] == b.id and v.code != b.code
