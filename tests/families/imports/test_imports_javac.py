@@ -47,7 +47,6 @@ def test_kb_has_the_libraries_and_their_ambiguities(kb) -> None:
 
 def test_kb_build_is_deterministic(kb, tmp_path, monkeypatch) -> None:
     from core.families.imports import kb as kbmod
-
     from core.families.imports.javabuild import helper_classes
 
     first = gzip.decompress(kbmod.kb_path().read_bytes())
