@@ -165,6 +165,7 @@ class State:
     lines: list[str] = field(default_factory=list)
     counter: int = 0
     max_chain: int = 0
+    used: set[str] = field(default_factory=set)  # right-hand sides already written (no repeated lines)
 
     def fork(self) -> dict[str, str]:
         return dict(self.imports)
@@ -192,7 +193,8 @@ class State:
     def fresh(self, fqn: str) -> str:
         self.counter += 1
         base = fqn.rstrip("[]").rsplit(".", 1)[-1]
-        base = base[0].lower() + base[1:] if base not in PRIMITIVES else "num"
+        prim = {"boolean": "flag", "char": "ch", "double": "real", "float": "real"}
+        base = base[0].lower() + base[1:] if base not in PRIMITIVES else prim.get(base, "num")
         if fqn.endswith("[]"):
             base += "s"
         return f"{base}{self.counter}"
@@ -309,9 +311,12 @@ def _call_chain(state: State, pending: dict[str, str], max_depth: int) -> tuple[
 
 def _declare(state: State, fqn: str, expr: str, pending: dict[str, str]) -> bool:
     """`T v = expr;` when T can be named (else the caller may fall back to an expression statement)."""
+    if expr in state.used:
+        return False
     name = state.name_of(fqn, pending)
     if name is None:
         return False
+    state.used.add(expr)
     var = state.fresh(fqn)
     state.lines.append(f"{name} {var} = {expr};")
     state.vars.append(Var(var, fqn))
@@ -345,6 +350,9 @@ def _statement(state: State, pool: tuple[str, ...], ambiguous: tuple[str, ...], 
             if result not in ("void",) and rng.random() < 0.8 and _declare(state, result, expr, dict(pending)):
                 state.max_chain = max(state.max_chain, calls)
                 return True
+            if expr in state.used:
+                return False
+            state.used.add(expr)
             state.lines.append(f"{expr};")
             state.imports = pending
             state.max_chain = max(state.max_chain, calls)
