@@ -243,3 +243,19 @@ def test_package_line_is_kept_and_imports_go_after_it(family) -> None:
     sources = [with_imports(i.code, i.expected()) for i in instances]
     assert all(s.index("package snippets.demo;") < s.index("import ") for s in sources)
     assert all(r.ok for r in compiler.compile_sources(sources))
+
+
+def test_parameters_steer_the_generator(family) -> None:
+    def batch(**overrides):
+        params = family.resolve_params(None, {"library": "jdk,jodatime,xstream,hibernate",
+                                              **{k: str(v) for k, v in overrides.items()}})
+        return list(family.generate(params, 5, 40))
+
+    plain, ambiguous = batch(ambiguity=0.0), batch(ambiguity=1.0)
+    share = [sum(i.meta["n_ambiguous"] for i in b) / sum(i.meta["n_types"] for i in b) for b in (plain, ambiguous)]
+    assert share[1] > share[0] + 0.2, share
+    small = batch(n_types=2, statements=4, chain_depth=1)
+    assert all(i.meta["n_types"] <= 2 and i.meta["statements"] <= 4 and i.meta["chain_depth"] <= 1 for i in small)
+    deep = batch(chain_depth=3, statements=12)
+    assert max(i.meta["chain_depth"] for i in deep) == 3
+    assert sum(i.meta["statements"] for i in deep) / len(deep) > 10
