@@ -379,17 +379,19 @@ class Solver:
         return frozenset(out)
 
     # -- constraints ----------------------------------------------------------------------------
-    def names_in(self, node: ts.Node) -> tuple[str, ...]:
+    def names_in(self, node: ts.Node, expanding: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """Simple names to infer that `node` mentions, through the declarations of the variables it
+        uses (`expanding` stops a cycle such as `var a = a.m();`, legal to parse, not to compile)."""
         found: list[str] = []
         for n in self._walk(node):
-            if n.type == "type_identifier" or n.type == "identifier" and self.s.is_type_name(self.s.text(n)):
-                name = self.s.text(n)
-                if name in self.names and name not in found:
-                    found.append(name)
-            elif n.type == "identifier":
-                target = self.s.variables.get(self.s.text(n))
-                if target is not None and target is not node:
-                    for name in self.names_in(target) if target.start_byte != n.start_byte else ():
+            text = self.s.text(n)
+            if n.type == "type_identifier" or n.type == "identifier" and self.s.is_type_name(text):
+                if text in self.names and text not in found:
+                    found.append(text)
+            elif n.type == "identifier" and text not in expanding:
+                target = self.s.variables.get(text)
+                if target is not None:
+                    for name in self.names_in(target, expanding | {text}):
                         if name not in found:
                             found.append(name)
         return tuple(found)

@@ -259,3 +259,20 @@ def test_parameters_steer_the_generator(family) -> None:
     deep = batch(chain_depth=3, statements=12)
     assert max(i.meta["chain_depth"] for i in deep) == 3
     assert sum(i.meta["statements"] for i in deep) / len(deep) > 10
+
+
+def test_baseline_survives_broken_snippets(family, kb) -> None:
+    """ddmin feeds the baseline every kind of broken text; it must answer, not crash."""
+    import random
+
+    from core.families.imports.baseline import solve
+    from core.families.imports.ddmin import tokenize
+
+    cyclic = "class A { void m() { var a = b.m(); var b = a.n(); Level x = a; } }"
+    assert solve(cyclic, kb, "jdk").imports == ["java.util.logging.Level"]
+    rng = random.Random(7)
+    for inst in _preset(family, "thalia-like-all")[:20]:
+        tokens = tokenize(inst.code)
+        for keep in (0.3, 0.7, 0.9):
+            text = "".join(t for t in tokens if rng.random() < keep)
+            assert isinstance(solve(text, kb, inst.library).imports, list)
