@@ -12,7 +12,6 @@ bounded in time; a request that hangs kills the JVM and is reported as an error,
 from __future__ import annotations
 
 import atexit
-import json
 import threading
 from collections.abc import Sequence
 
@@ -162,13 +161,5 @@ def compile_sources(sources: Sequence[str], *, together: bool = False, confirm: 
     return [r if r is not None else CompileResult(ok=False, error="not compiled") for r in results]
 
 
-def compile_one(source: str) -> CompileResult:
-    return compile_sources([source])[0]
-
-
 def ping() -> dict[str, object]:
     return service().request({"op": "ping"}, timeout_s=60)
-
-
-def dumps(result: CompileResult) -> str:
-    return json.dumps(result.model_dump(), indent=2)

@@ -23,7 +23,7 @@ from typing import Any
 
 from core.errors import UserError
 from core.families.imports.javabuild import helper_classes, helper_key
-from core.families.imports.paths import family_cache, file_sha256, library_jars, library_of
+from core.families.imports.paths import family_cache, file_sha256, library_jars
 from core.families.imports.tools import JAVA
 from core.tools import run
 
@@ -78,28 +78,6 @@ class TypeInfo:
     ctors: list[Executable] = field(default_factory=list)
     methods: list[Executable] = field(default_factory=list)
     fields: list[Field] = field(default_factory=list)
-
-    @property
-    def package(self) -> str:
-        top = self.fqn
-        if self.outer:
-            top = self.outer
-            while True:
-                head = top.rsplit(".", 1)[0]
-                if head and head[0].isupper():
-                    top = head
-                else:
-                    break
-        return top.rsplit(".", 1)[0] if "." in top else ""
-
-    @property
-    def library(self) -> str | None:
-        return library_of(self.fqn)
-
-    @property
-    def importable(self) -> bool:
-        """Public and top-level or a public member type (nested types import by their canonical name)."""
-        return self.public
 
     @property
     def concrete(self) -> bool:

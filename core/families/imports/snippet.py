@@ -13,8 +13,6 @@ from dataclasses import dataclass
 import tree_sitter as ts
 import tree_sitter_java as tsj
 
-IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
-ENTRY_RE = re.compile(rf"^(static )?{IDENT}(\.{IDENT})*(\.\*)?$")
 JAVA_KEYWORDS = (
     "abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class", "const", "continue",
     "default", "do", "double", "else", "enum", "extends", "final", "finally", "float", "for", "goto", "if",
@@ -35,11 +33,6 @@ def parse(code: str) -> ts.Tree:
 
 def node_text(source: bytes, node: ts.Node) -> str:
     return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
-
-
-def is_entry(text: str) -> bool:
-    """A well-formed import entry (`a.b.C`, `a.b.*`, `static a.b.C.m`)."""
-    return bool(ENTRY_RE.match(text)) and "." in text
 
 
 def entry_line(entry: str) -> str:
@@ -132,10 +125,6 @@ def with_imports(code: str, imports: list[str]) -> str:
     if at and not code[:at].endswith("\n"):
         lines = "\n" + lines
     return code[:at] + lines + code[at:]
-
-
-def package_name(code: str) -> str | None:
-    return split_imports(code).package if "package" in code else None
 
 
 def isolate_package(code: str, name: str) -> tuple[str, int]:
