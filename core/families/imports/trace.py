@@ -100,11 +100,11 @@ def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tupl
     first_bad = None
     for name in sorted(set(exp) | set(ans), key=lambda n: (_focus_first(code, n).line, n)):
         e, g = exp.get(name), ans.get(name)
-        ok = e == g
+        ok = e == g if got is not None else True  # the reference (no answer) states the ground truth
         if not ok and first_bad is None:
             first_bad = len(steps)
         label = f"`{name}`: " + (f"{e}" if ok else f"expected {e or '(nothing)'}, got {g or '(nothing)'}")
-        state = [StateRow(name="expected", value=e or "(not imported)", status="ok" if ok else "kept")]
+        state = [StateRow(name="expected", value=e or "(not imported)", status="ok" if ok and e else "kept")]
         if got is not None:
             state.append(StateRow(name="answer", value=g or "(missing)", status="ok" if ok else "fail"))
         steps.append(TraceStep(index=len(steps), kind="name", label=label, focus=_focus_first(code, name),
