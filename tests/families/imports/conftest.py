@@ -38,3 +38,18 @@ def family():
     from core.family import get_family
 
     return get_family("imports")
+
+
+@pytest.fixture(scope="session")
+def _tool_cache(tmp_path_factory):
+    from core.tools import ToolCache
+
+    return ToolCache(tmp_path_factory.mktemp("tool-cache") / "log.db")
+
+
+@pytest.fixture(autouse=True)
+def _private_tool_cache(_tool_cache, monkeypatch):
+    """Compile results are cached in a test database, never in the user's log database."""
+    import core.tools.cache as cache
+
+    monkeypatch.setattr(cache, "_CACHE", _tool_cache)
