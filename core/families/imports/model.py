@@ -106,10 +106,14 @@ class ImportsAnswer(BaseModel):
 
 
 class ImportsStep(BaseModel):
-    """`TraceStep.data`: a constraint (baseline) or a ddmin round."""
+    """`TraceStep.data`: a baseline step (candidates per simple name after a constraint, or the choice),
+    an answer step (one simple name: expected and answered FQN) or a ddmin round (tokens kept)."""
 
-    kind: str
+    kind: str  # candidates, constraint:<new|call|field|assign>, choose, name, ddmin
     simple_name: str | None = None
     constraint: str | None = None
-    candidates: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+    candidates: dict[str, list[str]] = Field(default_factory=dict)
+    expected: str | None = None
+    answer: str | None = None
     kept_tokens: int | None = None

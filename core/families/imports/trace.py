@@ -70,8 +70,8 @@ def baseline_trace(instance: ImportsInstance) -> Trace:
             kind = f"constraint:{c.kind}"
         steps.append(TraceStep(index=len(steps), kind=kind, label=label, focus=focus,
                                state=_rows(step.domains, step.changed),
-                               data={"kind": kind, "changed": step.changed,
-                                     "candidates": {k: v for k, v in step.domains.items()}}))
+                               data={"kind": kind, "changed": step.changed, "constraint": c.text if c else None,
+                                     "candidates": {k: list(v) for k, v in step.domains.items()}}))
     expected = {e.rsplit(".", 1)[-1]: e for e in instance.expected()}
     rows = []
     for name, fqn in sorted(solution.chosen.items()):
@@ -84,7 +84,8 @@ def baseline_trace(instance: ImportsInstance) -> Trace:
             rows.append(StateRow(name=name, value=f"(none; expected {want})", status="fail"))
     steps.append(TraceStep(index=len(steps), kind="choose", label="choose one FQN per simple name (library, "
                            "package of the others, JDK, alphabetical)", focus=Focus(document=DOC, line=1),
-                           state=rows, data={"kind": "choose", "chosen": solution.chosen}))
+                           state=rows, data={"kind": "choose",
+                                                     "candidates": {k: [v] for k, v in solution.chosen.items()}}))
     meta: dict[str, Any] = {"imports": solution.imports, "contradictions": solution.contradictions,
                             "unresolved": solution.analysis.unresolved, "constraints": len(solution.analysis.constraints)}
     return Trace(family=FAMILY, instance_id=instance.id, title=f"baseline: {len(solution.analysis.constraints)} "
@@ -108,7 +109,7 @@ def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tupl
         if got is not None:
             state.append(StateRow(name="answer", value=g or "(missing)", status="ok" if ok else "fail"))
         steps.append(TraceStep(index=len(steps), kind="name", label=label, focus=_focus_first(code, name),
-                               state=state, data={"kind": "name", "simple_name": name, "candidates": [x for x in (e, g) if x]}))
+                               state=state, data={"kind": "name", "simple_name": name, "expected": e, "answer": g}))
     return steps, first_bad
 
 
@@ -161,6 +162,7 @@ def ddmin_trace(instance_id: str, result: Any) -> Trace:
                                data={"kind": "ddmin", "kept_tokens": r.kept}))
     rows = [StateRow(name=cat, value=f"{v['after']}/{v['before']}", status="kept") for cat, v in result.by_category.items()]
     steps.append(TraceStep(index=len(steps), kind="ddmin", label="done" if result.finished else "budget spent",
-                           focus=Focus(document="minimized", line=1), state=rows))
+                           focus=Focus(document="minimized", line=1), state=rows,
+                           data={"kind": "ddmin", "kept_tokens": result.tokens_after}))
     return Trace(family=FAMILY, instance_id=instance_id, title=f"ddmin: {result.tokens_before} -> {result.tokens_after} "
                  f"tokens in {result.calls} call(s)", documents=docs, steps=steps)

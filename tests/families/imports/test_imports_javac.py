@@ -167,18 +167,26 @@ def test_compile_service_restarts_and_bounds_requests(monkeypatch) -> None:
 
 def test_foreign_instance_verifies_solves_and_traces(family) -> None:
     data = {"id": "so-17", "family": "imports", "library": "jodatime", "meta": {"whatever": [1, 2]},
-            "code": "public class A {\n  public static void main(String[] a) {\n    DateTime d = new DateTime(5L);\n"
-                    "    System.out.println(d.getYear());\n  }\n}\n",
-            "ground_truth": {"imports": ["org.joda.time.DateTime"]}}
+            "code": "public class A {\n  public static void main(String[] a) {\n    Period p = new Period(1, 2, 3, 4);\n"
+                    "    System.out.println(p.getYears());\n  }\n}\n",
+            "ground_truth": {"imports": ["org.joda.time.Period"]}}
     inst = family.parse_instance(data)
     assert inst.id == "so-17"
     assert family.verify(inst, family.extract(family.oracle_response(inst))).correct
     assert family.check(inst, family.baseline_response(Instance.model_validate(data), 5))[1].correct
     trace = family.trace(inst)
     assert trace.documents and all(s.focus is not None for s in trace.steps)
-    assert any(s.kind.startswith("constraint") for s in trace.steps)
+    constraints = [s for s in trace.steps if s.kind.startswith("constraint")]
+    assert constraints and trace.steps[-1].state[0].value == "org.joda.time.Period"
+    # Period's candidates (java.time, jdk.jfr, joda) shrink to one: only joda's has that constructor
+    assert len(trace.steps[0].data["candidates"]["Period"]) == 3
+    assert constraints[-1].data["candidates"]["Period"] == ["org.joda.time.Period"]
+    assert any(s.state[0].status == "changed" for s in constraints)
     answered = family.trace(inst, family.extract("import java.util.Date;"))
     assert answered.reference is not None and answered.divergence is not None
+    for t in (trace, answered, answered.reference):
+        for step in t.steps:
+            family.step_model.model_validate(step.data or {"kind": step.kind})
 
 
 # ---- snippet folders ---------------------------------------------------------------------------
