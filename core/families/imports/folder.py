@@ -3,7 +3,8 @@
 the file's own `import` lines are the ground truth.
 
 `import_files(path)` accepts a `.java` file, a folder of them, or a folder of such folders. The library
-of a file is, in order: the name of its folder (`jodatime`, `JodaTime`, `joda` -> jodatime; `jdk`,
+of a file is, in order: `$SEMBENCH_IMPORTS_LIBRARY` when set (the flag for `sembench snapshot import`,
+whose options are shared by all families), the name of its folder (`jodatime`, `JodaTime`, `joda` -> jodatime; `jdk`,
 `java` -> jdk; `hibernate`; `xstream`; any other name, e.g. `android`, is kept as given), else the
 content of a `LIBRARY` file in the folder, else the file's package line, else `unknown`. Imports the
 knowledge base cannot resolve (Android, GWT, a typo) are kept in the ground truth and listed in
@@ -12,6 +13,7 @@ knowledge base cannot resolve (Android, GWT, a typo) are kept in the ground trut
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,13 @@ def normalize_library(name: str) -> str:
     return ALIASES.get(key, key or "unknown")
 
 
+LIBRARY_ENV = "SEMBENCH_IMPORTS_LIBRARY"
+
+
 def _library(file: Path) -> str:
+    forced = os.environ.get(LIBRARY_ENV, "").strip()
+    if forced:
+        return normalize_library(forced)
     folder = file.parent
     named = normalize_library(folder.name)
     if named in ("jdk", "jodatime", "hibernate", "xstream"):

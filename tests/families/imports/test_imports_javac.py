@@ -214,6 +214,12 @@ def test_snippet_folder_imports_with_flags(family) -> None:
     assert family.import_files(FIXTURES) is not None and family.import_files(FIXTURES / "nothing") is None
 
 
+def test_library_flag_overrides_folder_names(family, monkeypatch) -> None:
+    monkeypatch.setenv("SEMBENCH_IMPORTS_LIBRARY", "JodaTime")
+    instances = family.import_files(FIXTURES / "so" / "android")
+    assert [i.library for i in instances] == ["jodatime"] and instances[0].id == "imports-jodatime-Android04"
+
+
 # ---- minimisation and the CLI ------------------------------------------------------------------
 def test_ddmin_minimises_against_the_baseline_within_budget(family, tmp_path) -> None:
     from core.families.imports.cli import ddmin_command, kb_group
