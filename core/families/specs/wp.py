@@ -182,7 +182,7 @@ def classify_error(message: str) -> str:
     low = message.lower()
     if "not yet implemented" in low or "unsupported" in low or "not supported" in low:
         return "UnsupportedConstruct"
-    if any(w in low for w in ("unexpected token", "syntax error", "lexical error", "unterminated", "invalid token",
+    if any(w in low for w in ("unexpected token", "syntax error", "lexical error", "unterminated", "invalid token", "expecting",
                               "unexpected end")):
         return "SyntaxError"
     return "TypeError"
