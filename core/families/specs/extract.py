@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 
-from core.families.specs.csyntax import annotations, compare_code, function_names
+from core.families.specs.csyntax import annotations, compare_code, function_names, parse
 from core.verdict import Answer
 
 MAX_REPLY = 200_000
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n]*\n(.*?)```", re.S)
+_ANNOT = re.compile(r"/\*@|//@")
 _START = re.compile(r"^\s*(/\*@|//@|#include|(?:static\s+)?(?:const\s+)?(?:unsigned\s+)?(?:int|void|char|long|short|_Bool)\b)",
                     re.M)
 
@@ -28,8 +29,17 @@ def candidates(text: str) -> list[str]:
     blocks = [m.group(2) for m in _FENCE.finditer(body)]
     if blocks:
         return blocks
-    start = _START.search(body)
-    return [body[start.start():]] if start else []
+    starts = [m.start() for m in (_START.search(body), _ANNOT.search(body)) if m is not None]
+    if not starts:
+        return []
+    return [_until_last_function(body[min(starts):])]
+
+
+def _until_last_function(text: str) -> str:
+    """Bare code followed by prose: keep up to the end of the last function definition."""
+    tree, data = parse(text)
+    ends = [n.end_byte for n in tree.root_node.children if n.type == "function_definition"]
+    return data[:max(ends)].decode("utf-8", "replace") if ends else text
 
 
 def extract(text: str, instance: object = None) -> Answer:

@@ -2,8 +2,8 @@
 
 Options (measured on the corpus, see the README): `-wp -wp-rte`, provers CVC4 and Z3 raced per goal
 (`-wp-prover cvc4,z3`: CVC4 alone leaves a few goals Unknown, and Z3 through this Why3 reports its own
-time-outs as "Failed Unknown error", so neither is enough alone), `-wp-timeout 3` per goal (the longest
-reference goal takes 0.6 s), `-wp-par 4` (WP waits on provers by polling, so a few goals in flight hide
+time-outs as "Failed Unknown error", so neither is enough alone), `-wp-timeout 5` per goal (the longest
+reference goal takes 0.6 s alone; 3 s timed out on a loaded machine), `-wp-par 4` (WP waits on provers by polling, so a few goals in flight hide
 that latency), and a total budget per run. `-wp-print` prints every goal with its kind, file and line
 and each prover's answer, which is what this module parses (the goal names WP prints while proving do
 not say where the property is).
@@ -25,7 +25,7 @@ Status = Literal["valid", "unknown", "timeout", "failed", "invalid"]
 
 class WpOptions(BaseModel):
     provers: str = "cvc4,z3"
-    timeout_s: int = 3  # per goal
+    timeout_s: int = 5  # per goal
     par: int = 4
     budget_s: float = 180.0  # the whole run
 
