@@ -18,11 +18,29 @@ def _line(line: int | None, text: str) -> int:
     return min(max(1, line or 1), total)
 
 
+def _where(g: dict[str, Any], annotated: str, function: str) -> int | None:
+    """A function-wide goal (assigns, behaviors) has no line in WP's output: point at its clause."""
+    if g["line"]:
+        return g["line"]
+    kind = g["kind"].lower()
+    words = ["complete behaviors", "disjoint behaviors"] if "behaviors" in kind else (["assigns"] if "assigns" in kind else [])
+    lines = annotated.split("\n")
+    for word in words:
+        for i, line in enumerate(lines):
+            if word in line and "loop assigns" not in line:
+                return i + 1
+    for i, line in enumerate(lines):
+        if f"{function}(" in line:
+            return i + 1
+    return None
+
+
 def trace_text(instance: SpecsInstance, annotated: str, title: str) -> Trace:
     from core.families.specs.verify import consistency
 
     info = consistency(instance, annotated)
-    goals = sorted(info["goals"], key=lambda g: (g["line"] or 0, g["kind"]))
+    goals = [dict(g, line=_where(g, annotated, instance.function)) for g in info["goals"]]
+    goals = sorted(goals, key=lambda g: (g["line"] or 0, g["kind"]))
     steps: list[TraceStep] = []
     proved = 0
     if info.get("error"):

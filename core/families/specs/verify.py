@@ -8,7 +8,7 @@ refuted, and no counterexample on the test and random inputs). A verdict is corr
 Completeness (CR) is computed for contracts that verify, in `verify_many` (batch verification: `sembench
 verify`, runs) and not in the single `verify` (the workbench's immediate verdict), because it costs one
 WP run per mutant: the fraction of the program's non-equivalent
-mutants (at most `MAX_MUTANTS`, evenly spread over the list) whose verification with the same
+mutants (at most `SEMBENCH_SPECS_MUTANTS`, default 8, evenly spread over the list) whose verification with the same
 annotations does not succeed. Every tool run goes through the cached tool runner; at most `workers()`
 tool processes run at once, whatever the number of threads asking.
 """
@@ -29,8 +29,14 @@ from core.families.specs.runtime import ContractRun, check_contract, differentia
 from core.families.specs.wp import DEFAULT_OPTIONS, WpOptions, WpResult, run_wp
 from core.verdict import Answer, DiffRow, Verdict
 
-MAX_MUTANTS = int(os.environ.get("SEMBENCH_SPECS_MUTANTS", "8"))
-COMPLETENESS = os.environ.get("SEMBENCH_SPECS_COMPLETENESS", "1") != "0"
+
+def completeness_enabled() -> bool:
+    """`SEMBENCH_SPECS_COMPLETENESS=0` turns completeness off in batch verification."""
+    return os.environ.get("SEMBENCH_SPECS_COMPLETENESS", "1") != "0"
+
+
+def max_mutants() -> int:
+    return max(1, int(os.environ.get("SEMBENCH_SPECS_MUTANTS", "8")))
 
 
 def workers() -> int:
@@ -146,10 +152,10 @@ def sample(live: list[int], limit: int) -> list[int]:
     return [live[int(k * step)] for k in range(limit)]
 
 
-def completeness(instance: SpecsInstance, annotated: str, limit: int = MAX_MUTANTS,
+def completeness(instance: SpecsInstance, annotated: str, limit: int | None = None,
                  options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
     found, live = live_mutants(instance)
-    chosen = sample(live, limit)
+    chosen = sample(live, limit or max_mutants())
     located = transfer(found, annotated, instance.function)
     if not chosen or located is None:
         return {"cr": None, "mutants": len(found), "nonequivalent": len(live), "evaluated": 0,
@@ -280,4 +286,4 @@ def verify_many(items: Sequence[tuple[SpecsInstance, Answer]]) -> list[Verdict]:
     """Verdicts for many answers, verified concurrently (tool processes bounded by `workers()`)."""
     cast = [(i if isinstance(i, SpecsInstance) else SpecsInstance.model_validate(i.model_dump()), a) for i, a in items]
     with ThreadPoolExecutor(max_workers=max(1, 2 * workers()), thread_name_prefix="specs-verify") as ex:
-        return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=COMPLETENESS), cast))
+        return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=completeness_enabled()), cast))
