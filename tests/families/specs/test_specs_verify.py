@@ -86,3 +86,16 @@ def test_program_without_annotations_is_an_invalid_response():
     inst = corpus_instance("max_of_two")
     verdict = verify(inst, extract(fenced(inst.code), inst))
     assert verdict.status == "failure" and verdict.details["category"] == "InvalidResponse"
+
+
+def test_wp_does_not_need_the_users_why3_configuration(tmp_path, monkeypatch):
+    from core.families.specs import tools
+    from core.families.specs.wp import WpOptions, run_wp
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.why3.conf here
+    monkeypatch.delenv("WHY3CONFIG", raising=False)
+    monkeypatch.setattr(tools, "_CONF", None)
+    inst = corpus_instance("sign_of")
+    result = run_wp(inst.reference(), WpOptions(timeout_s=6))  # other options: not a cached run
+    assert result.outcome == "proved"
+    assert "memlimit = 4000" in tools.why3_config()
