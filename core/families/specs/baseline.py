@@ -121,14 +121,16 @@ def _loop_annotation(loop: ts.Node, data: bytes, pointers: dict[str, str]) -> st
         step = loop.child_by_field_name("update")
         if init is not None and cond is not None and step is not None:
             m_init = re.match(r"(?:int\s+)?(\w+)\s*=\s*(.+?);?$", node_text(init, data).strip())
-            m_cond = re.match(r"(\w+)\s*<\s*(.+)$", node_text(cond, data).strip())
+            m_cond = re.match(r"(\w+)\s*(<=|<)\s*(.+)$", node_text(cond, data).strip())
             if m_init and m_cond and m_init.group(1) == m_cond.group(1) and node_text(step, data).strip() in (
                     f"{m_init.group(1)}++", f"++{m_init.group(1)}"):
-                var, lo, hi = m_init.group(1), m_init.group(2), m_cond.group(2)
+                bound = m_cond.group(3) if m_cond.group(2) == "<" else f"{m_cond.group(3)} + 1"
+                var, lo, hi = m_init.group(1), m_init.group(2), bound
                 scalars.add(var)
     elif loop.type == "while_statement":
         cond = loop.child_by_field_name("condition")
-        m_cond = re.match(r"\(?\s*(\w+)\s*<\s*([^&|]+?)\s*\)?$", node_text(cond, data).strip()) if cond is not None else None
+        m_cond = re.match(r"\(?\s*(\w+)\s*<\s*([^=&|][^&|]*?)\s*\)?$", node_text(cond, data).strip()) \
+            if cond is not None else None
         if m_cond and m_cond.group(1) in scalars:
             var, hi = m_cond.group(1), m_cond.group(2)
     if var is not None and lo is not None:
