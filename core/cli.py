@@ -268,11 +268,13 @@ def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path |
     answers = load_answers(answers_path)
     rows = []
     verdict_lines = []
-    for line, iid, response in answers:
+    for line, iid, _response in answers:
         if iid not in instances:
             raise UserError(f"no instance with id '{iid}' in {instances_path}", file=str(answers_path), line=line,
                             field="id")
-        answer, verdict = fam.check(instances[iid], response)
+    # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
+    checked = fam.check_many([(instances[iid], response) for _, iid, response in answers])
+    for (_, iid, _response), (answer, verdict) in zip(answers, checked, strict=True):
         rows.append((instances[iid], verdict))
         verdict_lines.append({"id": iid, **verdict.model_dump(mode="json"), "answer": answer.model_dump(mode="json")})
     if out is not None:

@@ -1,0 +1,85 @@
+"""Extraction: the annotated program from a reply (code fences, prose around it, reasoning stripped).
+
+The block chosen is the last fenced block that defines the task's function (replies often show the
+bare program first and the annotated one last); without fences, the text from the first annotation or
+declaration on. The code outside the annotations must be the task's code, token for token (layout,
+comments and `#include` lines aside): a reply that edits the code is reported as `code_modified`, with
+the first place it differs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.families.specs.csyntax import annotations, compare_code, function_names, parse
+from core.verdict import Answer
+
+MAX_REPLY = 200_000
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n]*\n(.*?)```", re.S)
+_ANNOT = re.compile(r"/\*@|//@")
+_START = re.compile(r"^\s*(/\*@|//@|#include|(?:static\s+)?(?:const\s+)?(?:unsigned\s+)?(?:int|void|char|long|short|_Bool)\b)",
+                    re.M)
+
+
+def candidates(text: str) -> list[str]:
+    body = _THINK.sub("", text)
+    if "<think>" in body.lower():  # an unterminated reasoning block: keep what follows it, if anything
+        body = body[body.lower().rfind("<think>"):]
+    blocks = [m.group(2) for m in _FENCE.finditer(body)]
+    if blocks:
+        return blocks
+    starts = [m.start() for m in (_START.search(body), _ANNOT.search(body)) if m is not None]
+    if not starts:
+        return []
+    return [_until_last_function(body[min(starts):])]
+
+
+def _until_last_function(text: str) -> str:
+    """Bare code followed by prose: keep up to the end of the last function definition."""
+    tree, data = parse(text)
+    ends = [n.end_byte for n in tree.root_node.children if n.type == "function_definition"]
+    return data[:max(ends)].decode("utf-8", "replace") if ends else text
+
+
+def extract(text: str, instance: object = None) -> Answer:
+    try:
+        return _extract(text, instance)
+    except Exception as exc:  # extraction never takes a run down
+        return Answer.failure("internal", f"extraction failed: {type(exc).__name__}")
+
+
+def _extract(text: str, instance: object) -> Answer:
+    if not isinstance(text, str):
+        return Answer.failure("not_text", f"expected text, got {type(text).__name__}")
+    if not text.strip():
+        return Answer.failure("empty", "the response is empty")
+    if len(text) > MAX_REPLY:
+        return Answer.failure("too_long", f"the response is longer than {MAX_REPLY} characters")
+    function = getattr(instance, "function", None)
+    code = getattr(instance, "code", None)
+    blocks = candidates(text)
+    if not blocks:
+        return Answer.failure("no_code", "the response contains no C program (no code block, no declaration)")
+    chosen = None
+    for block in reversed(blocks):
+        if function is None or function in function_names(block):
+            chosen = block
+            break
+    if chosen is None:
+        return Answer.failure("no_function", f"no code block in the response defines `{function}`")
+    chosen = chosen.replace("\r\n", "\n").strip("\n") + "\n"
+    found = annotations(chosen)
+    if not found:
+        return Answer.failure("no_annotations", "the program in the response has no ACSL annotations "
+                                                "(/*@ ... */ or //@ ...)", annotated=chosen)
+    if isinstance(code, str):
+        diff = compare_code(code, chosen)
+        if not diff.same:
+            return Answer.failure(
+                "code_modified",
+                f"the reply changes the program outside the annotations: the task's line {diff.expected_line} has "
+                f"`{diff.expected}` where the reply's line {diff.got_line} has `{diff.got}`",
+                annotated=chosen, expected_line=diff.expected_line, got_line=diff.got_line,
+                expected_token=diff.expected, got_token=diff.got)
+    return Answer.success({"annotated": chosen, "annotations": len(found)}, blocks=len(blocks))

@@ -1,0 +1,81 @@
+"""Metrics: SR, FR and unknown rate (each with a 95% Wilson interval), CR over verified contracts and the
+flip rate over (original, transformed) pairs (each with a 95% bootstrap interval), failure categories.
+
+The flip rate needs both members of a pair among the rows: the diverse preset lists each program before
+its variants, so a run over it has them; a pair is (the row whose meta.transformation is "none", a row
+of the same meta.program with another transformation), counted when the original verified.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from typing import Any
+
+from core.instance import Instance
+from core.verdict import Verdict
+
+Z = 1.959963984540054
+
+
+def wilson(k: int, n: int) -> tuple[float | None, float | None]:
+    if n == 0:
+        return None, None
+    p = k / n
+    denom = 1 + Z * Z / n
+    centre = (p + Z * Z / (2 * n)) / denom
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap(values: list[float], reps: int = 1000) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    rng = random.Random(0)  # fixed: the same rows always give the same interval
+    means = sorted(sum(rng.choice(values) for _ in values) / len(values) for _ in range(reps))
+    return means[int(0.025 * reps)], means[min(reps - 1, int(0.975 * reps))]
+
+
+def _rate(out: dict[str, Any], name: str, k: int, n: int) -> None:
+    out[name] = k / n if n else None
+    out[f"{name}_lo"], out[f"{name}_hi"] = wilson(k, n)
+
+
+def _mean(out: dict[str, Any], name: str, values: list[float]) -> None:
+    out[name] = sum(values) / len(values) if values else None
+    out[f"{name}_lo"], out[f"{name}_hi"] = bootstrap(values)
+    out[f"{name}_n"] = len(values)
+
+
+def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
+    n = len(rows)
+    statuses = Counter(v.status for _, v in rows)
+    out: dict[str, Any] = {}
+    _rate(out, "sr", statuses.get("success", 0), n)
+    _rate(out, "fr", statuses.get("failure", 0), n)
+    _rate(out, "unknown_rate", statuses.get("unknown", 0), n)
+    crs = [float(v.details["completeness"]["cr"]) for _, v in rows
+           if v.status == "success" and isinstance(v.details.get("completeness"), dict)
+           and v.details["completeness"].get("cr") is not None]
+    _mean(out, "cr", crs)
+    flips = _flips(rows)
+    _mean(out, "flip_rate", flips)
+    categories = Counter(v.details.get("category") for _, v in rows if v.status != "success" and v.details.get("category"))
+    out["categories"] = dict(categories.most_common())
+    return out
+
+
+def _flips(rows: list[tuple[Instance, Verdict]]) -> list[float]:
+    originals: dict[str, bool] = {}
+    variants: list[tuple[str, bool]] = []
+    for inst, verdict in rows:
+        meta = inst.meta if isinstance(inst.meta, dict) else {}
+        program = meta.get("program")
+        if not program:
+            continue
+        if meta.get("transformation", "none") == "none":
+            originals[program] = originals.get(program, False) or verdict.correct
+        else:
+            variants.append((program, verdict.correct))
+    return [0.0 if ok else 1.0 for program, ok in variants if originals.get(program)]

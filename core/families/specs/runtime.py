@@ -1,0 +1,190 @@
+"""Running the function: contracts checked at run time (E-ACSL), and differential testing of variants.
+
+Both compile with gcc and run in one tool invocation (`sh -c` compiling then running each input in a
+CPU-limited subshell), so everything runs in the tool runner's private directory with its limits, and
+the result is cached by content. Nothing here runs program code in the workbench process.
+
+- `check_contract`: Frama-C's E-ACSL instruments the annotated function (`-e-acsl-functions`: only its
+  annotations), a generated `main` calls it on input number argv[1], and each input runs as its own
+  process, so one violation does not hide the next. A failed precondition means the input is outside
+  the contract (skipped); a failed postcondition, loop invariant, variant or assertion is a concrete
+  counterexample. E-ACSL skips what it cannot execute (axiomatic definitions, unbounded quantifiers);
+  those parts are left to WP.
+- `differential`: the original and its variants (mutants, transformed programs) in one C file, each
+  renamed by macros, run on the same inputs in forked children; their printed results are compared.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from core.families.specs.csyntax import Signature, function_names
+from core.families.specs.inputs import call_case
+from core.families.specs.tools import FRAMAC, GCC_RUN
+from core.tools import run
+
+RunStatus = Literal["ok", "pre", "violation", "crash", "timeout"]
+CPU_PER_INPUT_S = 2
+
+
+class RunOutcome(BaseModel):
+    index: int
+    status: RunStatus
+    kind: str = ""  # "Postcondition", "Loop invariant", "Precondition", ...
+    line: int | None = None
+    message: str = ""
+
+
+class ContractRun(BaseModel):
+    ok: bool  # the check ran (instrumentation and compilation succeeded)
+    error: str = ""
+    outcomes: list[RunOutcome] = []
+    unchecked: list[str] = []  # E-ACSL warnings about annotations it could not translate
+    cached: bool = False
+
+    def violations(self) -> list[RunOutcome]:
+        return [o for o in self.outcomes if o.status in ("violation", "crash")]
+
+
+@functools.cache
+def _eacsl_paths() -> tuple[str, str]:
+    share = run(FRAMAC, ["-print-share-path"], timeout_s=60).stdout.strip() or "/usr/share/frama-c"
+    lib = run(FRAMAC, ["-print-lib-path"], timeout_s=60).stdout.strip() or "/usr/lib/frama-c"
+    return f"{share}/e-acsl", f"{lib}/e-acsl"
+
+
+def _selector_main(sig: Signature, cases: list[dict[str, Any]], callee: str, *, output: bool) -> str:
+    body = "\n".join(f"    case {i}: {{\n      {call_case(sig, case, callee, output=output)}\n    }} break;"
+                     for i, case in enumerate(cases))
+    return ("int main(int argc, char **argv) {\n  int which = 0;\n"
+            "  if (argc > 1) for (char *p = argv[1]; *p; p++) which = which * 10 + (*p - '0');\n"
+            f"  switch (which) {{\n{body}\n    default: break;\n  }}\n  return 0;\n}}\n")
+
+
+def _with_harness(program: str, harness: str) -> str:
+    # the program's own main (a test harness in imported files) is renamed out of the way; #line keeps
+    # Frama-C's messages on the program's own line numbers
+    return (f'#define main sembench_program_main\n#line 1 "program.c"\n{program}\n#undef main\n'
+            f'#line 1 "harness.c"\n{harness}')
+
+
+_EACSL_MSG = re.compile(r"^program\.c:(\d+): Error: (.+?) failed:", re.M)
+
+
+def check_contract(annotated: str, function: str, sig: Signature, cases: list[dict[str, Any]]) -> ContractRun:
+    """Run `function` with its contract checked at run time on every case."""
+    if not cases:
+        return ContractRun(ok=True)
+    source = _with_harness(annotated, _selector_main(sig, cases, function, output=False))
+    inst = run(FRAMAC, ["-e-acsl", "-e-acsl-functions", function, "input.c", "-then-last", "-print", "-ocode",
+                        "instrumented.c"], files={"input.c": source}, collect=["instrumented.c"], timeout_s=120,
+               memory_mb=4096)
+    code = inst.files.get("instrumented.c", "")
+    unchecked = sorted({m.strip() for m in re.findall(r"Warning: (?:E-ACSL construct\s*)?(.*not yet supported.*)",
+                                                       inst.stdout + inst.stderr)})[:10]
+    if not code:
+        tail = (inst.stdout + inst.stderr).strip().splitlines()[-3:]
+        return ContractRun(ok=False, error="E-ACSL could not instrument the program: " + " | ".join(tail))
+    share, lib = _eacsl_paths()
+    script = (
+        f"gcc -std=c99 -O0 -w -fno-builtin -fno-merge-constants -I{share} -DE_ACSL_SEGMENT_MMODEL "
+        f"-DE_ACSL_STACK_SIZE=16 -DE_ACSL_HEAP_SIZE=64 -DE_ACSL_FAIL_EXITCODE=86 -o prog instrumented.c "
+        f"{share}/e_acsl_rtl.c {lib}/libeacsl-dlmalloc.a -lgmp -lm > compile.log 2>&1 "
+        "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n"
+        f"i=0; while [ $i -lt {len(cases)} ]; do echo \"@@input $i\"; "
+        f"(ulimit -t {CPU_PER_INPUT_S}; ./prog $i) 2>&1; echo \"@@rc $?\"; i=$((i+1)); done\n"
+    )
+    result = run(GCC_RUN, ["-c", script], files={"instrumented.c": code}, timeout_s=60 + 3 * len(cases),
+                 memory_mb=None)
+    out = result.stdout
+    if "@@compile-failed" in out:
+        return ContractRun(ok=False, error="the instrumented program did not compile: " + out[-600:],
+                           unchecked=unchecked)
+    outcomes = []
+    for block in re.split(r"^@@input ", out, flags=re.M)[1:]:
+        head, _, rest = block.partition("\n")
+        index = int(head.strip())
+        rc_match = re.search(r"^@@rc (\d+)", rest, re.M)
+        rc = int(rc_match.group(1)) if rc_match else -1
+        msg = _EACSL_MSG.search(rest)
+        text = rest[:rc_match.start()].strip() if rc_match else rest.strip()
+        if msg is not None:
+            kind = msg.group(2)
+            status: RunStatus = "pre" if kind.startswith("Precondition") else "violation"
+            pred = re.search(r"The failing predicate is:\s*\n\s*(.+)", text)
+            outcomes.append(RunOutcome(index=index, status=status, kind=kind, line=int(msg.group(1)),
+                                       message=(pred.group(1).strip() if pred else text)[:300]))
+        elif rc == 0:
+            outcomes.append(RunOutcome(index=index, status="ok"))
+        elif rc in (137, 152, 158):  # killed by the CPU limit
+            outcomes.append(RunOutcome(index=index, status="timeout", message="no result within the CPU limit"))
+        else:
+            outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
+                                       message=f"the program stopped abnormally (exit status {rc}) {text[:200]}"))
+    return ContractRun(ok=True, outcomes=outcomes, unchecked=unchecked, cached=result.cached)
+
+
+# ---- differential testing ----------------------------------------------------------------------
+_DIFF_PRELUDE = """#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
+"""
+
+
+def _renamed(program: str, prefix: str) -> str:
+    names = set(function_names(program)) | {"main"}
+    defines = "".join(f"#define {n} {prefix}{n}\n" for n in sorted(names))
+    undefs = "".join(f"#undef {n}\n" for n in sorted(names))
+    return f"{defines}{program}\n{undefs}"
+
+
+def differential(programs: list[str], function: str, sig: Signature, cases: list[dict[str, Any]]) -> list[list[str]] | None:
+    """Observable behaviour of each program on each case (return value, arrays written, crash, timeout),
+    or None when the programs do not compile together."""
+    if not programs or not cases:
+        return [[] for _ in programs]
+    parts = [_DIFF_PRELUDE]
+    for v, program in enumerate(programs):
+        parts.append(_renamed(program, f"v{v}_"))
+    for v in range(len(programs)):
+        cases_text = "\n".join(f"    case {i}: {{\n      {call_case(sig, case, f'v{v}_{function}', output=True)}\n"
+                               f"    }} break;" for i, case in enumerate(cases))
+        parts.append(f"static void run_v{v}(int which) {{\n  switch (which) {{\n{cases_text}\n"
+                     "    default: break;\n  }\n}\n")
+    table = ", ".join(f"run_v{v}" for v in range(len(programs)))
+    parts.append(
+        f"static void (*variants[])(int) = {{{table}}};\n"
+        "int main(void) {\n"
+        f"  for (int v = 0; v < {len(programs)}; v++) for (int i = 0; i < {len(cases)}; i++) {{\n"
+        "    fflush(stdout);\n    pid_t pid = fork();\n"
+        "    if (pid == 0) { alarm(1); printf(\"@ %d %d \", v, i); variants[v](i); printf(\"\\n\"); fflush(stdout); _exit(0); }\n"
+        "    int status = 0; waitpid(pid, &status, 0);\n"
+        "    if (!WIFEXITED(status)) printf(\"\\n@! %d %d signal %d\\n\", v, i, WIFSIGNALED(status) ? WTERMSIG(status) : -1);\n"
+        "  }\n  return 0;\n}\n")
+    source = "\n".join(parts)
+    script = ("gcc -std=gnu99 -O0 -w -fwrapv -o diff diff.c > compile.log 2>&1 "
+              "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n./diff\n")
+    result = run(GCC_RUN, ["-c", script], files={"diff.c": source}, timeout_s=60 + 2 * len(programs) * len(cases),
+                 memory_mb=2048)
+    if "@@compile-failed" in result.stdout:
+        return None
+    table_out: list[list[str]] = [["missing"] * len(cases) for _ in programs]
+    for line in result.stdout.splitlines():
+        crash = re.match(r"^@! (\d+) (\d+) signal (-?\d+)", line)
+        if crash:
+            v, i = int(crash.group(1)), int(crash.group(2))
+            if v < len(programs) and i < len(cases):
+                table_out[v][i] = f"signal {crash.group(3)}"
+            continue
+        ok = re.match(r"^@ (\d+) (\d+) (.*)$", line)
+        if ok:
+            v, i = int(ok.group(1)), int(ok.group(2))
+            if v < len(programs) and i < len(cases) and table_out[v][i] == "missing":
+                table_out[v][i] = ok.group(3).strip()
+    return table_out

@@ -1,0 +1,289 @@
+"""Verification of a contract: consistency (WP), counterexamples (E-ACSL), completeness (mutants).
+
+Outcomes are the paper's: *success* (every WP goal proved), *failure* (the annotations do not parse or
+type-check, a goal is refuted, a concrete input that meets the precondition breaks the contract at run
+time, or the reply is not an annotated copy of the task's program), *unknown* (goals neither proved nor
+refuted, and no counterexample on the test and random inputs). A verdict is correct only on success.
+
+Completeness (CR) is computed for contracts that verify, in `verify_many` (batch verification: `sembench
+verify`, runs) and not in the single `verify` (the workbench's immediate verdict), because it costs one
+WP run per mutant: the fraction of the program's non-equivalent
+mutants (at most `SEMBENCH_SPECS_MUTANTS`, default 8, evenly spread over the list) whose verification with the same
+annotations does not succeed. Every tool run goes through the cached tool runner; at most `workers()`
+tool processes run at once, whatever the number of threads asking.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from core.families.specs import inputs as inputs_mod
+from core.families.specs.csyntax import signature
+from core.families.specs.model import SpecsInstance
+from core.families.specs.mutate import Mutant, apply, mutants, transfer
+from core.families.specs.runtime import ContractRun, check_contract, differential
+from core.families.specs.wp import DEFAULT_OPTIONS, WpOptions, WpResult, run_wp
+from core.verdict import Answer, DiffRow, Verdict
+
+
+def completeness_enabled() -> bool:
+    """`SEMBENCH_SPECS_COMPLETENESS=0` turns completeness off in batch verification."""
+    return os.environ.get("SEMBENCH_SPECS_COMPLETENESS", "1") != "0"
+
+
+def max_mutants() -> int:
+    return max(1, int(os.environ.get("SEMBENCH_SPECS_MUTANTS", "8")))
+
+
+def workers() -> int:
+    return max(1, int(os.environ.get("SEMBENCH_SPECS_WORKERS", "0")) or (os.cpu_count() or 2))
+
+
+_SLOTS = threading.BoundedSemaphore(workers())
+_POOL = ThreadPoolExecutor(max_workers=4 * workers(), thread_name_prefix="specs-tool")
+
+
+def _slot(fn: Any, *args: Any) -> Any:
+    with _SLOTS:
+        return fn(*args)
+
+
+def wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
+    return _slot(run_wp, annotated, options)
+
+
+# ---- inputs --------------------------------------------------------------------------------------
+def harness(instance: SpecsInstance) -> tuple[Any, list[dict[str, Any]], str]:
+    """(signature, cases, reason-if-unsupported): the instance's tests then its random inputs."""
+    sig = signature(instance.code, instance.function)
+    reason = inputs_mod.supported(sig)
+    if reason:
+        return sig, [], reason
+    spec = inputs_mod.HarnessSpec(arrays=instance.arrays, ranges=instance.ranges)
+    cases = [c for c in (inputs_mod.normalise(sig, spec, t) for t in instance.tests) if c is not None]
+    key = str(instance.meta.get("program") or instance.function) if isinstance(instance.meta, dict) else instance.function
+    cases += inputs_mod.random_inputs(sig, spec, key)
+    return sig, cases, ""
+
+
+def show_case(case: dict[str, Any], sig: Any) -> str:
+    parts = []
+    for p in sig.params:
+        value = case.get(p.name)
+        if inputs_mod.is_char(p):
+            value = "".join(chr(v) if 32 <= v < 127 else f"\\x{v & 0xff:02x}" for v in value) \
+                if isinstance(value, list) else (chr(value) if isinstance(value, int) and 32 <= value < 127 else value)
+            parts.append(f"{p.name}={value!r}")
+        else:
+            parts.append(f"{p.name}={value}")
+    return ", ".join(parts)
+
+
+# ---- counterexamples ------------------------------------------------------------------------------
+_CE_CATEGORY = {"Postcondition": "PostconditionFailure", "Invariant": "LoopInvariantPreserve",
+                "Variant": "LoopVariant", "Assertion": "AssertionFailure", "RuntimeError": "MemoryAccess"}
+
+
+def counterexample(instance: SpecsInstance, annotated: str) -> dict[str, Any]:
+    sig, cases, reason = harness(instance)
+    if reason:
+        return {"checked": False, "reason": reason}
+    checked: ContractRun = _slot(check_contract, annotated, instance.function, sig, cases)
+    if not checked.ok:
+        return {"checked": False, "reason": checked.error[:400]}
+    trusted = []
+    for o in checked.outcomes:
+        # E-ACSL evaluates \at(..., Pre) inside loop invariants in the wrong state (false alarms on
+        # proved references), so such invariant failures are not taken as counterexamples.
+        if o.status == "violation" and o.kind == "Invariant" and "\\at(" in o.message:
+            continue
+        if o.status in ("violation", "crash"):
+            trusted.append(o)
+    pre = sum(1 for o in checked.outcomes if o.status == "pre")
+    info: dict[str, Any] = {"checked": True, "inputs": len(cases), "precondition_rejected": pre,
+                            "unchecked": checked.unchecked}
+    if pre == len(cases) and cases:
+        info["vacuous_on_inputs"] = True
+    if trusted:
+        o = trusted[0]
+        info["counterexample"] = {"input": show_case(cases[o.index], sig), "index": o.index, "kind": o.kind,
+                                  "line": o.line, "message": o.message,
+                                  "category": _CE_CATEGORY.get(o.kind.split()[0] if o.kind else "", "PostconditionFailure")}
+    return info
+
+
+# ---- completeness ---------------------------------------------------------------------------------
+_LIVE: dict[tuple[str, str, str], tuple[list[int], int]] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def live_mutants(instance: SpecsInstance) -> tuple[list[Mutant], list[int]]:
+    found = mutants(instance.code, instance.function)
+    key = (instance.code, instance.function, repr((instance.tests, instance.arrays, instance.ranges)))
+    with _LIVE_LOCK:
+        if key in _LIVE:
+            return found, _LIVE[key][0]
+    sig, cases, reason = harness(instance)
+    if reason or not found:
+        live: list[int] = []
+    else:
+        programs = [instance.code] + [apply(instance.code, m) for m in found]
+        table = _slot(differential, programs, instance.function, sig, cases)
+        if table is None:
+            live = []
+        else:
+            base = table[0]
+            usable = [i for i, out in enumerate(base) if not out.startswith("signal") and out != "missing"]
+            live = [m.ordinal for m, row in zip(found, table[1:], strict=True)
+                    if any(row[i] != base[i] for i in usable)]
+    with _LIVE_LOCK:
+        _LIVE[key] = (live, len(found))
+    return found, live
+
+
+def sample(live: list[int], limit: int) -> list[int]:
+    if len(live) <= limit:
+        return list(live)
+    step = len(live) / limit
+    return [live[int(k * step)] for k in range(limit)]
+
+
+def completeness(instance: SpecsInstance, annotated: str, limit: int | None = None,
+                 options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+    found, live = live_mutants(instance)
+    chosen = sample(live, limit or max_mutants())
+    located = transfer(found, annotated, instance.function)
+    if not chosen or located is None:
+        return {"cr": None, "mutants": len(found), "nonequivalent": len(live), "evaluated": 0,
+                "note": "no non-equivalent mutants" if located is not None else "mutants could not be located"}
+    texts = [apply(annotated, located[o]) for o in chosen]
+    results = list(_POOL.map(lambda t: wp(t, options), texts))
+    rows = []
+    for o, res in zip(chosen, results, strict=True):
+        killed = res.outcome != "proved"
+        rows.append({"ordinal": o, "mutant": found[o].describe(), "killed": killed, "outcome": res.outcome})
+    killed = sum(r["killed"] for r in rows)
+    return {"cr": killed / len(rows), "killed": killed, "evaluated": len(rows), "mutants": len(found),
+            "nonequivalent": len(live), "rows": rows}
+
+
+# ---- the verdict ----------------------------------------------------------------------------------
+def goal_dict(g: Any) -> dict[str, Any]:
+    return {"kind": g.kind, "line": g.line, "status": g.status, "prover": g.prover, "time_s": g.time_s,
+            "category": "" if g.proved else g.category, "prove": g.prove}
+
+
+def consistency(instance: SpecsInstance, annotated: str, *, search: bool = True,
+                options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+    """WP, then (when not proved) the counterexample search. Returns the outcome and its evidence."""
+    result = wp(annotated, options)
+    out: dict[str, Any] = {"wp_outcome": result.outcome, "goals": [goal_dict(g) for g in result.goals],
+                           "wp_elapsed_s": round(result.elapsed_s, 3), "wp_cached": result.cached}
+    if result.outcome == "error":
+        out.update(outcome="failure", category=result.error_kind, categories=[result.error_kind],
+                   error=result.error_message, error_line=result.error_line)
+        return out
+    if result.outcome == "proved":
+        out.update(outcome="success", category="", categories=[])
+        return out
+    failing = result.failing
+    categories = list(dict.fromkeys(g.category for g in failing)) or ["Timeout/Unknown"]
+    out.update(categories=categories)
+    if any(g.status == "invalid" for g in failing):
+        out.update(outcome="failure", category=next(g.category for g in failing if g.status == "invalid"))
+        return out
+    if search:
+        ce = counterexample(instance, annotated)
+        out["runtime"] = {k: v for k, v in ce.items() if k != "counterexample"}
+        if "counterexample" in ce:
+            cex = ce["counterexample"]
+            same_line = [g for g in failing if g.line == cex["line"]]
+            cex["category"] = same_line[0].category if same_line else cex["category"]
+            out.update(outcome="failure", category=cex["category"], counterexample=cex)
+            return out
+    timeouts = all(g.status in ("timeout", "failed") for g in failing) or result.outcome == "timeout"
+    out.update(outcome="unknown", category="Timeout/Unknown" if timeouts else categories[0])
+    return out
+
+
+def _failure_from_answer(instance: SpecsInstance, answer: Answer) -> Verdict:
+    category = "CodeModified" if answer.error == "code_modified" else "InvalidResponse"
+    got = answer.details.get("annotated", "")
+    rows = [DiffRow(label="response", expected="the task's program with ACSL annotations",
+                    got=answer.message or answer.error or "nothing usable", ok=False, note=category)]
+    if answer.error == "code_modified":
+        rows.append(DiffRow(label=f"task line {answer.details.get('expected_line')}",
+                            expected=str(answer.details.get("expected_token")),
+                            got=f"reply line {answer.details.get('got_line')}: {answer.details.get('got_token')}",
+                            ok=False, note="the code outside the annotations must stay as given"))
+    return Verdict(correct=False, score=0.0, status="failure", expected=instance.reference(), got=got or None,
+                   diff=rows, explanation=f"Failure ({category}): {answer.message or answer.error}",
+                   details={"outcome": "failure", "category": category, "categories": [category],
+                            "extraction_error": answer.error})
+
+
+def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool | None = None) -> Verdict:
+    if not answer.ok or not isinstance(answer.value, dict) or not isinstance(answer.value.get("annotated"), str):
+        return _failure_from_answer(instance, answer)
+    annotated = answer.value["annotated"]
+    info = consistency(instance, annotated)
+    outcome = info["outcome"]
+    goals = info["goals"]
+    proved = sum(1 for g in goals if g["status"] == "valid")
+    rows: list[DiffRow] = []
+    if info.get("error"):
+        where = f" (line {info['error_line']})" if info.get("error_line") else ""
+        rows.append(DiffRow(label=f"Frama-C{where}", expected="annotations that parse and type-check",
+                            got=info["error"], ok=False, note=info["category"]))
+    for g in goals:
+        if g["status"] != "valid":
+            rows.append(DiffRow(label=f"line {g['line']}: {g['kind']}", expected="proved",
+                                got=f"{g['status']}" + (f" ({g['prover']})" if g["prover"] else ""), ok=False,
+                                note=g["category"] + (f" — to prove: {g['prove']}" if g["prove"] else "")))
+    cex = info.get("counterexample")
+    if cex:
+        rows.insert(0, DiffRow(label="counterexample", expected="the contract holds on every admissible input",
+                               got=f"{cex['input']} breaks the {cex['kind'].lower()} at line {cex['line']}",
+                               ok=False, note=cex["message"]))
+    details: dict[str, Any] = {**info, "proved": proved, "total_goals": len(goals)}
+    if outcome == "success":
+        rows.append(DiffRow(label="goals", expected="all proved", got=f"{proved}/{len(goals)} proved", ok=True))
+        run_cr = bool(with_completeness)
+        if run_cr:
+            comp = completeness(instance, annotated)
+            details["completeness"] = comp
+            if comp.get("cr") is not None:
+                rows.append(DiffRow(label="completeness", expected="every non-equivalent mutant rejected",
+                                    got=f"{comp['killed']}/{comp['evaluated']} mutants rejected (CR {comp['cr']:.2f})",
+                                    ok=comp["killed"] == comp["evaluated"],
+                                    note="; ".join(r["mutant"] for r in comp["rows"] if not r["killed"])[:500]))
+        explanation = f"Success: all {len(goals)} goals proved."
+        if details.get("completeness", {}).get("cr") is not None:
+            explanation += f" Completeness {details['completeness']['cr']:.2f}."
+    elif outcome == "failure":
+        if cex:
+            explanation = (f"Failure ({info['category']}): the input {cex['input']} satisfies the precondition but "
+                           f"breaks the {cex['kind'].lower()} at line {cex['line']}.")
+        elif info.get("error"):
+            explanation = f"Failure ({info['category']}): Frama-C rejects the annotations: {info['error']}"
+        else:
+            explanation = f"Failure ({info['category']}): a goal is refuted."
+    else:
+        explanation = (f"Unknown ({info['category']}): {proved}/{len(goals)} goals proved, the rest neither "
+                       "proved nor refuted; no counterexample on the test and random inputs.")
+    if not rows:
+        rows.append(DiffRow(label="verification", expected="success", got=outcome, ok=outcome == "success"))
+    success = outcome == "success"
+    return Verdict(correct=success, score=1.0 if success else 0.0, status=outcome, expected=instance.reference(),
+                   got=annotated, diff=rows, explanation=explanation, details=details)
+
+
+def verify_many(items: Sequence[tuple[SpecsInstance, Answer]]) -> list[Verdict]:
+    """Verdicts for many answers, verified concurrently (tool processes bounded by `workers()`)."""
+    cast = [(i if isinstance(i, SpecsInstance) else SpecsInstance.model_validate(i.model_dump()), a) for i, a in items]
+    with ThreadPoolExecutor(max_workers=max(1, 2 * workers()), thread_name_prefix="specs-verify") as ex:
+        return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=completeness_enabled()), cast))
