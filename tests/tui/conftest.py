@@ -146,3 +146,44 @@ async def settle(pilot: object, rounds: int = 200) -> None:
         if running:
             await app.workers.wait_for_complete(running)
     raise AssertionError(f"workers still busy: {list(app.workers)}")
+
+
+# ---- the test-only toy family (tests/kit/toyfamily): a family with no TUI module of its own ---------------
+TOY_SNAPSHOT = "toy-demo"
+TOY_N = 4
+SLOW_VERIFY_S = 10.0  # the toy verifier sleeps this long on an instance whose meta asks for it
+
+
+@dataclass
+class ToyBench:
+    log: Path
+    snapshots: Path
+    instances: list[Instance]  # instances[0] verifies slowly (meta.slow_verify_s)
+
+
+@pytest.fixture
+def toy_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ToyBench:
+    """A log database holding a toy snapshot (the user's own, as `snapshot import` would make it) and no
+    bundled snapshots; the first instance's verifier takes SLOW_VERIFY_S."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for var in ("SEMBENCH_CONFIG", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+                "OLLAMA_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    family = get_family("toysum")
+    made = list(family.generate(family.resolve_params("toy-small"), SEED, TOY_N))
+    slow = made[0].model_copy(update={"id": "", "meta": {**made[0].meta, "slow_verify_s": SLOW_VERIFY_S}})
+    instances = [slow.with_content_id(), *made[1:]]
+    log = tmp_path / "log.db"
+    write_snapshot(log, TOY_SNAPSHOT, "toysum", "toy-small", instances)
+    return ToyBench(log=log, snapshots=tmp_path / "no-bundled.db", instances=instances)
+
+
+@pytest.fixture
+def make_toy_app(toy_bench: ToyBench) -> Callable[..., object]:
+    from tui.app import SembenchApp
+
+    def factory(clock: Callable[[], float] | None = None) -> SembenchApp:
+        kwargs = {"clock": clock} if clock is not None else {}
+        return SembenchApp(db=toy_bench.log, snapshots=toy_bench.snapshots, **kwargs)
+
+    return factory
