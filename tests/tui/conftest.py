@@ -16,6 +16,9 @@ import pytest
 from core.family import get_family
 from core.instance import Instance, Snapshot
 from core.store import SnapshotStore
+from tests.kit.pilot import render_text, settle
+
+__all__ = ["render_text", "settle"]  # the tests import them from here
 
 CASCADE_SNAPSHOT = "cascade-demo"
 MEMBERSHIP_SNAPSHOT = "membership-demo"
@@ -110,42 +113,9 @@ def make_app(workbench: Workbench) -> Callable[..., object]:
     return factory
 
 
-def render_text(app: object) -> str:
-    """The current screen as plain text: what a person would read."""
-    import io
-
-    from rich.console import Console
-
-    width, height = app.size  # type: ignore[attr-defined]
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True,
-                      color_system="truecolor", legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True))  # type: ignore[attr-defined]
-    return console.export_text()
-
-
 @pytest.fixture
 def screen_text() -> Callable[[object], str]:
     return render_text
-
-
-async def settle(pilot: object, rounds: int = 200) -> None:
-    """Wait until no worker is pending or running and the messages they posted are handled.
-
-    (`wait_for_complete` refuses a worker that is created but not started yet, so those get a turn of
-    the event loop first.)"""
-    from textual.worker import WorkerState
-
-    app = pilot.app  # type: ignore[attr-defined]
-    for _ in range(rounds):
-        await pilot.pause()  # type: ignore[attr-defined]
-        busy = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        if not busy:
-            await pilot.pause()  # type: ignore[attr-defined]
-            return
-        running = [w for w in busy if w.state is WorkerState.RUNNING]
-        if running:
-            await app.workers.wait_for_complete(running)
-    raise AssertionError(f"workers still busy: {list(app.workers)}")
 
 
 # ---- the test-only toy family (tests/kit/toyfamily): a family with no TUI module of its own ---------------

@@ -1,4 +1,7 @@
-"""The verdict and its diff: expected vs got row by row, the differing parts marked, the explanation."""
+"""The verdict and its diff: expected vs got row by row, the differing parts marked, the explanation.
+
+The extracted answer and the diff are drawn by the family's view when it has its own (`tui.families`),
+else by the generic ones here."""
 
 from __future__ import annotations
 
@@ -72,6 +75,8 @@ def generic_answer(family: Family | None, value: Any) -> RenderableType:
             shown = item if isinstance(item, str) else json.dumps(item, default=str)
             table.add_row(key, shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else ""))
         return table
+    if value is None or isinstance(value, bool | int | float):
+        return Text(str(value))  # True reads as the answer was written, not as JSON's true
     blob = json.dumps(value, default=str)
     return Text(blob if len(blob) <= ANSWER_CHARS else blob[:ANSWER_CHARS] + "…")
 
