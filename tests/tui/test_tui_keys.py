@@ -114,9 +114,10 @@ async def test_human_clock_counts_active_time_and_hides_the_answer(make_app, wor
         await pilot.press("3")
         assert screen.panel.stream_text
         screen.query_one("#solver", Select).value = "human"
-        await pilot.pause()
+        await settle(pilot)  # the change is a message; its handler moves the focus (a deferred call)
         editor = screen.query_one("#human-answer", TextArea)
-        assert app.focused is editor and editor.text == "" and editor.placeholder == get_family("membership").answer_placeholder
+        assert editor.text == "" and editor.placeholder == get_family("membership").answer_placeholder
+        assert app.focused is editor, app.focused
         assert screen.panel.stream_text == "" and screen.has_class("-answering")
         # Step and Verdict show nothing of the answer while the attempt is in progress.
         await pilot.press("escape", "2")

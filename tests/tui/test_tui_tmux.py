@@ -97,7 +97,7 @@ def test_workbench_in_a_real_terminal(tmp_path: Path, cascade_instances, members
         tmux.wait_for("Sembench workbench")
         tmux.keys("Escape", "Escape")  # close help, back to the browser
         # The marks count models and people by default; the palette narrows them to the baseline.
-        tmux.wait_for("by models & people")
+        tmux.wait_for("models & people", "solved 0, attempted 0")
         tmux.keys("C-p")
         tmux.run("send-keys", "-t", "app", "-l", "Solved by baseline")
         tmux.wait_for("the solved/attempted filter")

@@ -269,7 +269,8 @@ class BrowserScreen(SembenchScreen):
             info.append(" · reading attempts…", style="dim italic")
         else:
             info.append(f" · solved {solved}, attempted {tried}", style="dim")
-            info.append(f" by {scope_label(self.solver)}", style="yellow" if self.solver else "dim")
+            if self.solver:  # the default scope (models and people) is what the menu above says
+                info.append(f" by {scope_label(self.solver)}", style="yellow")
         if self.sort_column:
             info.append(f" · sorted by {self.sort_column} {'▼' if self.sort_reverse else '▲'}", style="dim")
         if self.status_filter != "all":
