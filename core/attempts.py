@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from core.family import Family
 from core.instance import Instance
-from core.solvers import DeltaCallback, Solver, SolveResult
+from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.store import LogStore, now_iso
 from core.verdict import Answer, Verdict
 
@@ -53,13 +53,14 @@ class AttemptRecord(BaseModel):
 def record_from(
     family: Family, instance: Instance, solver_spec: str, result: SolveResult, *, prompt: dict[str, Any],
     run_id: str | None = None, snapshot: str | None = None, sample: int = 0, source: str = "cli",
-    human_time_s: float | None = None, started: str | None = None,
+    human_time_s: float | None = None, started: str | None = None, checked: tuple[Answer, Verdict] | None = None,
 ) -> AttemptRecord:
-    """Extract and verify a solver's result. A solver error still yields a (wrong) verdict row."""
+    """Extract and verify a solver's result (unless `checked` already holds that), one record. A solver
+    error still yields a (wrong) verdict row."""
     answer: Answer | None = None
     verdict: Verdict | None = None
     if result.error is None:
-        answer, verdict = family.check(instance, result.response)
+        answer, verdict = checked if checked is not None else family.check(instance, result.response)
     usage = result.usage or {}
     return AttemptRecord(
         run_id=run_id, snapshot=snapshot, instance_id=instance.id, family=family.id, sample=sample,

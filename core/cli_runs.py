@@ -62,26 +62,6 @@ def _workspace(ctx: click.Context) -> Any:
     return Workspace((ctx.find_root().obj or {}).get("db"))
 
 
-def _table(title: str | None, columns: list[str], rows: list[list[Any]], numbers: bool = True) -> Any:
-    """A rich table; with `numbers` every column but the first is right-aligned (columns of figures)."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="right" if numbers and i > 0 else "left")
-    for row in rows:
-        table.add_row(*(_fmt(v) for v in row))
-    return table
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "—" if value is None else str(value)
-
-
 def _console() -> Any:
     from rich.console import Console
 
@@ -213,80 +193,6 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
 
 
 # ---- report ----------------------------------------------------------------------------------------------
-def _print_report(report: dict[str, Any]) -> None:
-    console = _console()
-    run, c = report["run"], report["counts"]
-    console.print(f"[bold]{run['id']}[/]  {run['family']} · snapshot {run['snapshot']} · solver {run['solver']} · "
-                  f"samples {run['samples']} · {run['status']}")
-    console.print(f"attempts {c['attempts']}/{c['expected']} (missing {c['missing']}) · correct {c['correct']} · "
-                  f"errors {c['errors']} · cached {c['cached']} · tokens in/out {_fmt(c['tokens_in'])}/"
-                  f"{_fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else ""))
-    metrics = report["metrics"]
-    console.print(_table(f"metrics (sample 0, n={metrics['n']})", ["metric", "value"],
-                         [[k, v] for k, v in metrics["overall"].items()]))
-    for feature, groups in metrics["by"].items():
-        names = list(next(iter(groups.values())).keys()) if groups else []
-        console.print(_table(f"by {feature}", [feature, *names], [[value, *g.values()] for value, g in groups.items()]))
-    console.print(_table("pass@k over samples", ["k", "value", "instances"],
-                         [[pass_label(int(k)), v["value"], v["n"]] for k, v in report["pass_at_k"].items()]))
-    if "selected" in report:
-        console.print(_table("selected over samples (family rule)", ["metric", "value"],
-                             [[k, v] for k, v in report["selected"].items()]))
-    errors = report["errors"]
-    if errors["by_kind"]:
-        console.print(_table("errors", ["kind", "count", "example"],
-                             [[k, n, errors["examples"].get(k, "")] for k, n in errors["by_kind"].items()]))
-
-
-def _print_comparison(report: dict[str, Any]) -> None:
-    console = _console()
-    ids = [r["id"] for r in report["runs"]]
-    scope = (f"{report['common_instances']} shared instances" if report["same_instances"]
-             else "different instances (each run on its own)")
-    console.print(f"[bold]comparison[/] of {', '.join(ids)} — {scope}")
-    overall = {rid: report["metrics"][rid]["overall"] for rid in ids}
-    names = list(next(iter(overall.values())).keys())
-    delta = len(ids) == 2
-    rows = []
-    for name in names:
-        values = [overall[rid].get(name) for rid in ids]
-        if delta:
-            a, b = values
-            values.append(b - a if isinstance(a, int | float) and isinstance(b, int | float) else None)
-        rows.append([name, *values])
-    rows.append(["n", *[report["metrics"][rid]["n"] for rid in ids], *([None] if delta else [])])
-    # Every k any run has (runs may differ in samples); labelled apart from a family metric like Pass@1.
-    ks = sorted({int(k) for rid in ids for k in report["pass_at_k"][rid]})
-    for k in ks:
-        values = [report["pass_at_k"][rid].get(str(k), {}).get("value") for rid in ids]
-        rows.append([pass_label(k), *values, *([None] if delta else [])])
-    console.print(_table("overall", ["metric", *ids, *(["Δ"] if delta else [])], rows))
-    headline = names[0] if names else None
-    for feature in report["metrics"][ids[0]]["by"]:
-        values = sorted({v for rid in ids for v in report["metrics"][rid]["by"].get(feature, {})},
-                        key=_value_order)
-        table_rows = []
-        for value in values:
-            groups = [report["metrics"][rid]["by"].get(feature, {}).get(value, {}) for rid in ids]
-            table_rows.append([value, *[f"{_fmt(g.get(headline))} (n={g.get('n', 0)})" for g in groups]])
-        console.print(_table(f"{headline} by {feature}", [feature, *ids], table_rows))
-    if "agreement" in report:
-        console.print(_table("agreement (sample 0)", ["outcome", "instances"], list(report["agreement"].items())))
-    if report.get("family_comparison"):
-        console.print(_table("family comparison", ["metric", "value"], list(report["family_comparison"].items())))
-
-
-def pass_label(k: int) -> str:
-    return f"pass@k={k} (samples)"
-
-
-def _value_order(key: str) -> tuple[int, float, str]:
-    try:
-        return (0, float(key), "")
-    except ValueError:
-        return (1, 0.0, key)
-
-
 def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot: bool, png: Path | None,
                     feature: str | None) -> None:
     from core.report import accuracy_series, compare, dumps, load_run_data, report_run
@@ -301,10 +207,10 @@ def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot
     report = report_run(datas[0]) if len(datas) == 1 else compare(datas)
     if fmt == "json":
         click.echo(dumps(report))
-    elif len(datas) == 1:
-        _print_report(report)
     else:
-        _print_comparison(report)
+        from core.report_view import comparison, run_report
+
+        _console().print(run_report(report) if len(datas) == 1 else comparison(report))
     if plot or png is not None:
         lines: dict[str, Any] = {}
         axis = "all"
@@ -469,7 +375,9 @@ def register(cli: click.Group) -> None:
             click.echo(json.dumps(rows, indent=2))
             return
         # "stale": marked running, but its process is gone or has not beaten for a minute (killed).
-        _console().print(_table("runs", ["id", "snapshot", "family", "solver", "samples", "status", "done", "created"],
+        from core.report_view import table
+
+        _console().print(table("runs", ["id", "snapshot", "family", "solver", "samples", "status", "done", "created"],
                                 [[r["id"], r["snapshot"], r["family"], r["solver"], r["samples"], r["state"],
                                   f"{r['done']}/{r['total']}", r["created"]] for r in rows]))
 
@@ -520,5 +428,7 @@ def register(cli: click.Group) -> None:
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
             return
-        _console().print(_table("model endpoints", ["kind", "setting", "value", "from"], endpoint_rows(rows),
+        from core.report_view import table
+
+        _console().print(table("model endpoints", ["kind", "setting", "value", "from"], endpoint_rows(rows),
                                 numbers=False))

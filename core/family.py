@@ -227,6 +227,13 @@ class Family:
         """The family's own exact/symbolic solver, answering as a model would."""
         raise self._missing("baseline_response")
 
+    def wrong_responses(self, instance: Instance) -> list[str]:
+        """Near misses of the ground truth, each of which must be rejected with an explanation (the family
+        kit checks it). Families override this with perturbations that mean something for them (swapped
+        arguments, a dropped rule); the default cuts and reverses the oracle's response."""
+        right = self.oracle_response(instance)
+        return [right[: len(right) // 2], right[::-1]]
+
     def extra_solvers(self) -> dict[str, LocalSolver]:
         """Further in-process solvers a family offers (e.g. a random baseline)."""
         return {}

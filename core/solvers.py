@@ -8,40 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
+from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.trace import Prompt
 
-DeltaCallback = Callable[[str, str], None]  # (kind: "text" | "reasoning", chunk)
-
-
-class SolveResult(BaseModel):
-    """What a solver returns: the raw response plus everything worth recording with the attempt."""
-
-    response: str = ""
-    reasoning: str | None = None
-    usage: dict[str, Any] = Field(default_factory=dict)
-    error: str | None = None
-    error_kind: str | None = None
-    elapsed_s: float = 0.0
-    retries: int = 0
-    cached: bool = False
-
-
-class Solver(ABC):
-    spec: str
-
-    @abstractmethod
-    async def solve(self, instance: Instance, prompt: Prompt, on_delta: DeltaCallback | None = None) -> SolveResult:
-        """Answer one instance. Errors are returned in the result, never raised."""
-
+__all__ = ["DeltaCallback", "FixedSolver", "LocalSolver", "SolveResult", "Solver", "is_model_spec", "make_solver"]
 
 class LocalSolver(Solver):
     """A family's in-process solver (baseline, oracle, ...), run in a thread with a time budget."""

@@ -17,11 +17,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from core.errors import UserError
+from core.paths import asset
 from core.store import Workspace
 from tui.commands import SembenchCommands
 
 # The styles live with the project's other assets; found from this file, so any working directory works.
-THEME = Path(__file__).resolve().parent.parent / "assets" / "themes" / "sembench.tcss"
+THEME = asset("themes", "sembench.tcss")
 
 
 class SembenchApp(App[None]):

@@ -25,7 +25,7 @@ from core.errors import UserError
 from core.instance import Instance
 from core.models import ConfigError, Endpoint, make_provider, parse_model_spec
 from core.models.base import ChatResponse, Message, Provider, ProviderError, SamplingParams
-from core.solvers import DeltaCallback, Solver, SolveResult
+from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.store import LogStore
 from core.trace import Prompt
 

@@ -136,7 +136,7 @@ def current() -> ToolCache:
     global _CACHE
     with _CACHE_LOCK:
         if _CACHE is None:
-            from core.store import default_log_db
+            from core.paths import default_log_db
 
             _CACHE = ToolCache(default_log_db())
         return _CACHE

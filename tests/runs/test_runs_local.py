@@ -174,18 +174,3 @@ def test_a_truncated_log_database_is_a_user_error(tmp_path) -> None:
     bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 50)
     result = run_cli("--db", str(bad), "run", "--snapshot", "s", "--solver", "oracle")
     assert result.exit_code == 2 and "log.db" in result.stderr and "Traceback" not in result.output
-
-
-async def test_verification_moves_to_a_thread_after_one_slow_check(monkeypatch) -> None:
-    import threading
-
-    import core.runner as runner
-
-    ticks = iter([0.0, 0.001, 10.0, 11.0])  # first check fast, second slow (1 s by this clock)
-    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(ticks))
-    offload = runner.Offload()
-    here = threading.get_ident()
-    assert await offload(threading.get_ident) == here and not offload.threaded
-    assert await offload(threading.get_ident) == here and offload.threaded
-    monkeypatch.undo()
-    assert await offload(threading.get_ident) != here, "from then on, checks run in a worker thread"

@@ -51,9 +51,9 @@ def format_response(cascade: list[Rule]) -> str:
 
 def template_path() -> Path:
     # imported here: extraction imports this module and must not pull in the storage layer
-    from core.store import REPO_ROOT
+    from core.paths import asset
 
-    return REPO_ROOT / "assets" / "prompts" / "cascade.txt"
+    return asset("prompts", "cascade.txt")
 
 
 @functools.lru_cache(maxsize=1)

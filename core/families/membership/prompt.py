@@ -34,9 +34,9 @@ _SECTION = re.compile(r"^\[([a-z]+)\]\s*$")
 @functools.cache
 def load_template(style: str) -> dict[str, Template]:
     """Sections of a template file ([user], [completion], ...), comments before the first one dropped."""
-    from core.store import REPO_ROOT
+    from core.paths import asset
 
-    path = REPO_ROOT / "assets" / "prompts" / f"membership_{style}.txt"
+    path = asset("prompts", f"membership_{style}.txt")
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in path.read_text(encoding="utf-8").splitlines():

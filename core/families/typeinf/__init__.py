@@ -1,0 +1,55 @@
+"""`typeinf`: TF-Bench — give the type signature of a Haskell function from its code and dependencies.
+
+Each concern lives in its own module (types, hsparse, env, infer, check, oracle, ghc, corpus, rewrite,
+fresh, generator, presets, prompt, extract, verify, trace, metrics, baseline, released); this class
+only names them.
+"""
+
+from __future__ import annotations
+
+from core.families.typeinf.model import DerivationStep, SignatureAnswer, TypeinfInstance, TypeinfParams
+from core.families.typeinf.tools import GHC
+from core.family import Citation, Family, hook, register
+
+
+@register
+class TypeinfFamily(Family):
+    id = "typeinf"
+    title = "Haskell type inference (TF-Bench)"
+    citation = Citation(
+        title="Evaluating Program Semantics Reasoning with Type Inference in System F",
+        authors="Yifeng He, Luning Yang, Christopher Castro Gaw Gonzalo, Hao Chen",
+        venue="NeurIPS 2025 Datasets and Benchmarks Track (arXiv:2509.23686)",
+        url="https://arxiv.org/abs/2509.23686",
+    )
+    instance_model = TypeinfInstance
+    params_model = TypeinfParams
+    answer_model = SignatureAnswer
+    step_model = DerivationStep
+    features = ("poly_type", "variant", "source", "equations", "n_deps")
+    prompt_styles = ("chat", "completion")
+    requires = (GHC,)
+    answer_language = "haskell"
+    answer_template = "name :: "
+    answer_placeholder = "name :: type   (or just the type)"
+    # base declares a few functions at a type more specific than their principal one (asTypeOf,
+    # deleteBy, Identity's >>=): inference finds the principal type, so those three are missed. In the
+    # pure variant a task whose Bool or Char appears only through syntax (`if`, guards, literals) does not
+    # say which new name is Bool or Char; the monomorphic Bool/Char functions at the corpus's start are
+    # mostly such tasks (overall: base 247/250, pure 221/250).
+    baseline_complete = False
+    baseline_floor = 0.5
+
+    presets = hook(".presets:presets")
+    generate_one = hook(".generator:generate_one")
+    prompt = hook(".prompt:render_prompt")
+    extract = hook(".extract:extract")
+    verify = hook(".verify:verify")
+    verify_many = hook(".verify:verify_many")
+    trace = hook(".trace:trace")
+    oracle_response = hook(".baseline:oracle_response")
+    baseline_response = hook(".baseline:baseline_response")
+    summarize = hook(".metrics:summarize")
+    compare_metrics = hook(".metrics:compare_metrics")
+    import_files = hook(".released:import_files")
+    feature_values = hook(".features:feature_values")

@@ -1,0 +1,36 @@
+"""Local solvers: the HM baseline (answers as a model would) and the oracle (the ground truth)."""
+
+from __future__ import annotations
+
+from core.families.typeinf.corpus import binder
+from core.families.typeinf.env import task_env
+from core.families.typeinf.infer import infer_code, rename_scheme
+from core.families.typeinf.model import TypeinfInstance
+from core.families.typeinf.types import show_scheme
+
+BASELINE_STEPS = 200_000  # unification + node visits; the corpus needs at most a few thousand
+
+
+def renamed_types(instance: TypeinfInstance) -> bool:
+    """Whether the task's type names were rewritten (then Bool/Char are unknowns to identify)."""
+    if instance.variant != "pure":
+        return False
+    ops = instance.meta.get("rewrite") if isinstance(instance.meta, dict) else None
+    return not isinstance(ops, list) or "types" in ops
+
+
+def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
+    env = task_env(instance.dependencies)
+    result = infer_code(instance.code, env, instance.name, max_steps=BASELINE_STEPS,
+                        pure=renamed_types(instance))
+    if result.scheme is None:
+        return f"-- the baseline could not type the code: {result.error.message if result.error else 'unknown'}"
+    style = "numbers" if instance.variant == "pure" else "letters"
+    return f"{binder(instance.name)} :: {show_scheme(rename_scheme(result.scheme, style))}"
+
+
+def oracle_response(instance: TypeinfInstance) -> str:
+    sig = instance.truth_signature()
+    if sig is None:
+        return baseline_response(instance)
+    return sig

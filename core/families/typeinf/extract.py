@@ -1,0 +1,178 @@
+"""Pulling a type signature out of a model's reply (TF-Bench Appendix C, and beyond).
+
+Reasoning blocks (`<think>`, `<reasoning>`) are dropped, Markdown fences unwrapped (the last fenced block
+that holds a signature wins), the signature taken with or without the `name ::` hook, a signature split
+over several lines joined, trailing prose and comments ignored, an explicit `forall` accepted.
+`String`/`[Char]` need no rewriting here: the checker expands synonyms both ways. Never raises.
+
+Answer.value = {"name": the name before `::` (or None), "type": the type text, "signature": "name ::
+type"}; failures carry `error`: empty (ResponseError), syntax (SyntaxError), instruction (a
+reply that gives no signature for the function but something else, InstructionFollowing).
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
+from core.verdict import Answer
+
+MAX_CHARS = 200_000
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_OPEN_THINK = re.compile(r"^.*?</(think|thinking|reasoning)>", re.S | re.I)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
+_PROSE_CUT = re.compile(r"(\s--.*$)|(\s+(?:where|which|because|since|here|that is|i\.e\.)\b.*$)|(\.\s+[A-Z].*$)|(\.\s*$)",
+                        re.I)
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def _strip_reasoning(text: str) -> str:
+    text = _THINK.sub("", text)
+    if re.search(r"</(think|thinking|reasoning)>", text, re.I):
+        text = _OPEN_THINK.sub("", text)
+    return text
+
+
+def _candidate_blocks(text: str) -> list[str]:
+    blocks = [m.group(2) for m in _FENCE.finditer(text)]
+    with_sig = [b for b in blocks if "::" in b or "->" in b]
+    if with_sig:
+        return [with_sig[-1], *reversed(with_sig[:-1])]
+    if blocks:
+        return [*reversed(blocks), text]
+    return [text]
+
+
+def _signature_lines(block: str) -> list[tuple[str | None, str]]:
+    """(name, type text) for every `name :: ...` in a block, continuation lines joined."""
+    lines = block.splitlines()
+    out: list[tuple[str | None, str]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip().strip("`").strip()
+        name, rest = split_signature(line)
+        if name is not None:
+            parts = [rest]
+            j = i + 1
+            while j < len(lines):
+                nxt = lines[j]
+                stripped = nxt.strip()
+                if not stripped:
+                    break
+                if nxt[:1].isspace() or stripped.startswith(("->", "=>", ",", ")")) or parts[-1].rstrip().endswith(
+                        ("->", "=>", ",", "(")):
+                    if split_signature(stripped)[0] is not None:
+                        break
+                    parts.append(stripped)
+                    j += 1
+                else:
+                    break
+            out.append((name, " ".join(p.strip() for p in parts)))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+_COMMENT = re.compile(r"(\{-.*?-\})|((?:^|\s)--(?![!#$%&*+./<=>?@\\^|~:]).*$)", re.S)
+_PROSE_WORDS = frozenset("the is it its this that type signature answer function think returns takes of and "
+                         "for with should would be so therefore thus final here".split())
+
+
+def _looks_like_prose(text: str) -> bool:
+    words = re.findall(r"[A-Za-z_][\w']*", text)
+    return sum(w.lower() in _PROSE_WORDS for w in words) >= 2 or (bool(words) and words[0] in ("I", "The", "So"))
+
+
+def _clean_type(text: str) -> str:
+    text = _COMMENT.sub(" ", text)
+    text = text.strip().strip("`").strip()
+    if text.endswith("```"):
+        text = text[:-3].strip()
+    return text
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_type(text)
+    except HsParseError:
+        return False
+    return True
+
+
+def _trim(text: str) -> tuple[str | None, bool]:
+    """The type text, prose after it cut when the whole does not parse; (None, _) if nothing parses."""
+    text = _clean_type(text)
+    if _parses(text):
+        return text, False
+    cut = _PROSE_CUT.sub("", text).strip()
+    if cut != text and cut and _parses(cut):
+        return cut, True
+    words = text.split()
+    for k in range(len(words) - 1, 0, -1):
+        prefix = " ".join(words[:k]).rstrip(".,;:")
+        tail = words[k]
+        if tail[:1].isalpha() and tail[:1].islower() and len(tail) > 2 and _parses(prefix) and (
+                "->" in prefix or "=>" in prefix):
+            return prefix, True
+    return None, False
+
+
+def extract(text: str, instance: object | None = None) -> Answer:
+    try:
+        return _extract(text, instance)
+    except Exception as exc:  # noqa: BLE001 - extraction never raises, whatever the input
+        return Answer.failure("syntax", f"the reply could not be read as a signature ({type(exc).__name__})")
+
+
+def _extract(text: str, instance: object | None) -> Answer:
+    if not isinstance(text, str):
+        return Answer.failure("empty", "no reply")
+    if len(text) > MAX_CHARS:
+        text = text[-MAX_CHARS:]
+    body = _strip_reasoning(text).replace("\r\n", "\n").strip()
+    if not body:
+        return Answer.failure("empty", "the reply is empty (after removing reasoning)")
+    wanted = getattr(instance, "name", None)
+    details: dict[str, object] = {}
+    for block in _candidate_blocks(body):
+        sigs = _signature_lines(block)
+        if not sigs:
+            continue
+        chosen = [s for s in sigs if s[0] == wanted] if wanted else sigs[-1:]
+        if not chosen:
+            if len(sigs) == 1:
+                details["name_mismatch"] = sigs[0][0]
+                chosen = sigs
+            else:
+                names = ", ".join(str(s[0]) for s in sigs)
+                return Answer.failure("instruction", f"the reply gives signatures for {names}, none for "
+                                                     f"'{wanted}'", names=[s[0] for s in sigs])
+        name, type_text = chosen[-1]
+        trimmed, cut = _trim(type_text)
+        if trimmed is None:
+            return Answer.failure("syntax", f"'{_clean_type(type_text)[:80]}' is not a Haskell type",
+                                  text=_clean_type(type_text)[:500])
+        if cut:
+            details["prose_removed"] = True
+        return Answer.success({"name": name, "type": trimmed, "signature": f"{name or wanted} :: {trimmed}"},
+                              **details)
+    # no `name ::` anywhere: the reply continued from the hook, or wrote the type inline
+    for block in _candidate_blocks(body):
+        lines = [ln.strip() for ln in block.splitlines() if ln.strip()]
+        inline = [m.group(1) for ln in lines for m in _INLINE_CODE.finditer(ln)]
+        tails = [re.split(r"\b(?:is|be|as)\b:?|:\s", ln)[-1] for ln in lines[:3] if _looks_like_prose(ln)]
+        for candidate in [*inline, *lines[:3], *tails]:
+            candidate = candidate.strip().strip("`")
+            if "::" in candidate or _looks_like_prose(candidate):
+                continue
+            trimmed, cut = _trim(candidate)
+            if trimmed is not None and ("->" in trimmed or trimmed[:1].isupper() or trimmed.startswith(("(", "["))):
+                if cut:
+                    details["prose_removed"] = True
+                return Answer.success({"name": None, "type": trimmed,
+                                       "signature": f"{wanted or 'f'} :: {trimmed}"}, hook_continued=True, **details)
+    if re.search(r"^\s*[a-z_][\w']*[^=\n]*=", body, re.M):
+        return Answer.failure("instruction", "the reply holds code, not a type signature")
+    first = body.splitlines()[0][:80]
+    return Answer.failure("syntax", f"no type signature found (first line: {first!r})")

@@ -1,0 +1,115 @@
+"""TF-Bench's released task files as instances: a folder of `task_<n>.hs.md` (or `.pure.md`) Markdown
+files — sections `# task_id`, `# poly_type`, `# signature`, `# code`, `# dependencies` with numbered
+`## i` fenced blocks, other sections (`# note`) kept in meta — or a JSONL of the same fields (their
+Hugging Face export: task_id, poly_type, signature, code, dependencies)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.errors import UserError
+from core.families.typeinf.hsparse import split_signature
+from core.families.typeinf.model import TypeinfInstance
+
+POLY = {"monomorphic": "monomorphic", "parametric": "parametric", "ad-hoc": "ad-hoc", "adhoc": "ad-hoc"}
+_FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)\n?```", re.S)
+
+
+def parse_markdown(text: str, source: str = "") -> dict[str, Any]:
+    sections: dict[str, list[str]] = {}
+    deps: list[str] = []
+    current: str | None = None
+    sub: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("# "):
+            current = line[2:].strip().lower()
+            sections[current] = []
+            sub = None
+        elif line.startswith("## ") and current == "dependencies":
+            sub = []
+            deps.append("")  # filled below
+            sections.setdefault("__deps__", [])
+            sections["__deps__"].append("\0")
+        elif current is not None:
+            if current == "dependencies" and sub is not None:
+                deps[-1] += line + "\n"
+            else:
+                sections[current].append(line)
+    fields = {k: "\n".join(v).strip() for k, v in sections.items() if not k.startswith("__")}
+    missing = [k for k in ("task_id", "signature", "code") if not fields.get(k)]
+    if missing:
+        raise UserError(f"a TF-Bench task file lacks section(s) {', '.join('# ' + m for m in missing)}", file=source)
+    return {
+        "task_id": fields["task_id"],
+        "poly_type": fields.get("poly_type", ""),
+        "signature": _unfence(fields["signature"]),
+        "code": _unfence(fields["code"]),
+        "dependencies": [_unfence(d) for d in deps if _unfence(d)],
+        "extra": {k: v for k, v in fields.items() if k not in ("task_id", "poly_type", "signature", "code",
+                                                               "dependencies")},
+    }
+
+
+def _unfence(text: str) -> str:
+    m = _FENCE.search(text)
+    return (m.group(1) if m else text).strip("\n").rstrip()
+
+
+def to_instance(record: dict[str, Any], variant: str, source: str = "") -> TypeinfInstance:
+    signature = str(record.get("signature", "")).strip()
+    name, type_text = split_signature(signature)
+    if name is None:
+        raise UserError(f"task {record.get('task_id')!r}: the signature has no 'name ::'", file=source)
+    meta: dict[str, Any] = {"poly_type": POLY.get(str(record.get("poly_type", "")).strip().lower(),
+                                                  str(record.get("poly_type", "")).strip().lower() or None),
+                            "source": "tfbench", "task_id": record.get("task_id")}
+    meta.update({f"tfbench_{k}": v for k, v in (record.get("extra") or {}).items()})
+    try:
+        return TypeinfInstance(id=f"tfbench-{variant}-{record.get('task_id')}", code=str(record["code"]),
+                               dependencies=[str(d) for d in record.get("dependencies") or []], name=name,
+                               variant=variant, ground_truth={"signature": f"{name} :: {type_text.strip()}"},
+                               meta=meta)
+    except (KeyError, ValueError) as exc:
+        raise UserError(f"task {record.get('task_id')!r}: {exc}", file=source) from None
+
+
+def _variant_of(path: Path) -> str:
+    return "pure" if ".pure." in path.name or "pure" in path.parent.name.lower() else "base"
+
+
+def import_files(path: Any) -> list[TypeinfInstance] | None:
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.md"), key=lambda f: _natural(f.name))
+        if not files:
+            return None
+        return [to_instance(parse_markdown(f.read_text(encoding="utf-8", errors="replace"), str(f)),
+                            _variant_of(f), str(f)) for f in files]
+    if p.is_file() and p.suffix == ".md":
+        return [to_instance(parse_markdown(p.read_text(encoding="utf-8", errors="replace"), str(p)), _variant_of(p),
+                            str(p))]
+    if p.is_file() and p.suffix in (".jsonl", ".json"):
+        out = []
+        with p.open(encoding="utf-8", errors="replace") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    raise UserError(f"line {lineno} is not JSON", file=str(p)) from None
+                if not isinstance(record, dict) or "signature" not in record or "task_id" not in record:
+                    if lineno == 1:
+                        return None  # not TF-Bench's format: read as instance JSONL
+                    raise UserError(f"line {lineno} lacks task_id/signature", file=str(p))
+                variant = "pure" if "pure" in p.name.lower() else "base"
+                out.append(to_instance(record, variant, f"{p}:{lineno}"))
+        return out
+    return None
+
+
+def _natural(name: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]

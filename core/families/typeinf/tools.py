@@ -1,0 +1,13 @@
+"""The external tool this family uses: GHC (Debian's `ghc`), as validator and equivalence oracle."""
+
+from __future__ import annotations
+
+from core.tools import Tool
+
+GHC = Tool(
+    name="ghc",
+    executable="ghc",
+    package="ghc",
+    version_args=("--numeric-version",),
+    note="validates the corpus and generated tasks; proves answers equal to the ground truth (Refl / subsumption)",
+)

@@ -1,0 +1,167 @@
+"""Verdicts: the in-process checker decides, the diff shows where, Appendix G names the error.
+
+The error category is decided by rules over the two types (the paper used an LLM judge with Table 4's
+definitions; these rules implement the same definitions): see `classify`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
+from core.families.typeinf.env import task_synonyms
+from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
+from core.families.typeinf.model import TypeinfInstance
+from core.families.typeinf.types import Pred, Scheme, TAp, TVar, Type, show, show_pred, split_fn, subst
+from core.verdict import Answer, DiffRow, Verdict, char_diff_spans
+
+CATEGORIES = ("OverGeneralization", "UnderGeneralization", "ArgOrderMismatch", "ArityMismatch", "ConstraintError",
+              "SyntaxError", "InstructionFollowing", "ResponseError", "TypeMismatch")
+EXTRACTION_CATEGORY = {"empty": "ResponseError", "syntax": "SyntaxError", "instruction": "InstructionFollowing"}
+CATEGORY_TEXT = {
+    "OverGeneralization": "the answer is more general than the function's type (it keeps apart type variables "
+                          "that must coincide)",
+    "UnderGeneralization": "the answer is more specific than the function's type (a variable fixed or unified, "
+                           "or an unneeded constraint added)",
+    "ArgOrderMismatch": "the answer has the right argument types in the wrong order",
+    "ArityMismatch": "the answer has a different number of arguments",
+    "ConstraintError": "the answer has the right shape but the wrong class constraints",
+    "SyntaxError": "the answer is not a valid Haskell type",
+    "InstructionFollowing": "the reply does not give the signature it was asked for",
+    "ResponseError": "the reply gives no answer",
+    "TypeMismatch": "the answer's type differs in a way none of the paper's categories describes "
+                    "(a different type constructor)",
+}
+
+
+def truth_parts(instance: TypeinfInstance) -> tuple[str, str] | None:
+    sig = instance.truth_signature()
+    if sig is None:
+        return None
+    name, type_text = split_signature(sig)
+    return (name or instance.name), type_text.strip()
+
+
+def classify(truth: Scheme, answer: Scheme, synonyms: dict) -> str | None:  # type: ignore[type-arg]
+    """Appendix G's category of a wrong answer, by rules over the two types (None if equivalent)."""
+    ct, ca = canonical(truth, synonyms), canonical(answer, synonyms)
+    if equivalent_canonical(ct, ca):
+        return None
+    args_t, res_t = split_fn(ct.body)
+    args_a, res_a = split_fn(ca.body)
+    if ca.ambiguous:
+        return "ConstraintError"
+    if len(args_t) != len(args_a):
+        return "ArityMismatch"
+    if ct.body == ca.body:
+        if ca.context > ct.context:
+            return "UnderGeneralization"
+        return "ConstraintError"
+    if permutations_match(args_t, res_t, args_a, res_a):
+        return "ArgOrderMismatch"
+    if is_instance(ca.body, ct.body):
+        return "OverGeneralization"
+    if is_instance(ct.body, ca.body):
+        return "UnderGeneralization"
+    return "TypeMismatch"
+
+
+def _correspondence(truth: Type, answer: Type, out: dict[str, Type]) -> None:
+    """Rename the answer's variables after the truth's where the two structures line up."""
+    if isinstance(answer, TVar) and isinstance(truth, TVar):
+        out.setdefault(answer.name, truth)
+    elif isinstance(answer, TAp) and isinstance(truth, TAp):
+        _correspondence(truth.fun, answer.fun, out)
+        _correspondence(truth.arg, answer.arg, out)
+
+
+def diff_rows(truth: Scheme, answer: Scheme, synonyms: dict) -> list[DiffRow]:  # type: ignore[type-arg]
+    from core.families.typeinf.env import expand_synonyms
+
+    t_body = expand_synonyms(truth.body, synonyms)
+    a_body = expand_synonyms(answer.body, synonyms)
+    mapping: dict[str, Type] = {}
+    _correspondence(t_body, a_body, mapping)
+    used = {v.name for v in mapping.values() if isinstance(v, TVar)}
+    for p in answer.context:
+        for a in p.args:
+            if isinstance(a, TVar) and a.name not in mapping and a.name not in used:
+                mapping[a.name] = a
+    a_body = subst(a_body, mapping)
+    a_ctx = [Pred(p.cls, tuple(subst(expand_synonyms(x, synonyms), mapping) for x in p.args)) for p in answer.context]
+    t_ctx = [Pred(p.cls, tuple(expand_synonyms(x, synonyms) for x in p.args)) for p in truth.context]
+    rows: list[DiffRow] = []
+    exp_ctx = ", ".join(sorted({show_pred(p) for p in t_ctx}))
+    got_ctx = ", ".join(sorted({show_pred(p) for p in a_ctx}))
+    if exp_ctx or got_ctx:
+        rows.append(_row("constraints", exp_ctx or "(none)", got_ctx or "(none)"))
+    args_t, res_t = split_fn(t_body)
+    args_a, res_a = split_fn(a_body)
+    for i in range(max(len(args_t), len(args_a))):
+        exp = show(args_t[i], 1) if i < len(args_t) else "(none)"
+        got = show(args_a[i], 1) if i < len(args_a) else "(none)"
+        rows.append(_row(f"argument {i + 1}", exp, got))
+    rows.append(_row("result", show(res_t), show(res_a)))
+    return rows
+
+
+def _row(label: str, expected: str, got: str) -> DiffRow:
+    ok = expected == got
+    exp_spans, got_spans = ([], []) if ok else char_diff_spans(expected, got)
+    return DiffRow(label=label, expected=expected, got=got, ok=ok, expected_spans=exp_spans, got_spans=got_spans)
+
+
+def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
+    parts = truth_parts(instance)
+    expected = instance.truth_signature()
+    if parts is None:
+        return Verdict(correct=False, score=0.0, status="unknown", expected=None,
+                       got=(answer.value or {}).get("signature") if answer.ok else None,
+                       explanation="the instance has no ground-truth signature to compare with",
+                       diff=[DiffRow(label="signature", expected="(none)", got=str(answer.value), ok=False)])
+    name, truth_text = parts
+    if not answer.ok:
+        category = EXTRACTION_CATEGORY.get(answer.error or "", "ResponseError")
+        return Verdict(correct=False, score=0.0, status="extraction_error", expected=expected, got=None,
+                       diff=[DiffRow(label="signature", expected=truth_text, got="(no signature)", ok=False,
+                                     expected_spans=[(0, len(truth_text))])],
+                       explanation=f"{category}: {answer.message or CATEGORY_TEXT[category]}",
+                       details={"category": category})
+    value = answer.value or {}
+    got_text = str(value.get("type", ""))
+    got_sig = str(value.get("signature", f"{name} :: {got_text}"))
+    synonyms = task_synonyms(instance.dependencies)
+    try:
+        truth = parse_type(truth_text).scheme
+    except HsParseError as exc:
+        return Verdict(correct=False, score=0.0, status="unknown", expected=expected, got=got_sig,
+                       explanation=f"the ground truth does not parse: {exc}",
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False)])
+    try:
+        given = parse_type(got_text).scheme
+    except HsParseError as exc:
+        return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig,
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False,
+                                     got_spans=[(0, len(got_text))])],
+                       explanation=f"SyntaxError: {exc}", details={"category": "SyntaxError"})
+    category = classify(truth, given, synonyms)
+    details: dict[str, object] = {"checker": "alpha-equivalence"}
+    if answer.details.get("name_mismatch"):
+        details["name_mismatch"] = answer.details["name_mismatch"]
+    if category is None:
+        return Verdict(correct=True, score=1.0, status="correct", expected=expected, got=got_sig,
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=True)],
+                       explanation="the answer is alpha-equivalent to the ground truth", details=details)
+    details["category"] = category
+    rows = diff_rows(truth, given, synonyms)
+    bad = [r.label for r in rows if not r.ok]
+    where = f" (differs at: {', '.join(bad)})" if bad else ""
+    return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig, diff=rows,
+                   explanation=f"{category}: {CATEGORY_TEXT[category]}{where}", details=details)
+
+
+def verify_many(items: Sequence[tuple[TypeinfInstance, Answer]]) -> list[Verdict]:
+    return [verify(instance, answer) for instance, answer in items]
+
+
+__all__ = ["verify", "verify_many", "classify", "CATEGORIES", "truth_parts"]

@@ -1,0 +1,111 @@
+"""What a run asks for, what it has done so far, and who watches it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from core.attempts import AttemptRecord
+from core.models.base import SamplingParams
+
+
+class RunConfig(BaseModel):
+    """What a run asks for. Everything but snapshot/solver/samples is stored as the run's options."""
+
+    snapshot: str
+    solver: str
+    samples: int = Field(default=1, ge=1)
+    concurrency: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=0)
+    style: str | None = None
+    budget_s: float = Field(default=5.0, gt=0)
+    params: SamplingParams = Field(default_factory=SamplingParams)
+    cache: bool = True
+
+    def options(self) -> dict[str, Any]:
+        # Never the endpoint or its key: those come from the environment at run time.
+        return {
+            "concurrency": self.concurrency, "limit": self.limit, "style": self.style, "budget_s": self.budget_s,
+            "params": self.params.model_dump(exclude_none=True), "cache": self.cache,
+        }
+
+
+@dataclass
+class RunStats:
+    """Counters for progress displays; `done` includes attempts recorded before this session."""
+
+    run_id: str
+    total: int
+    done: int = 0
+    correct: int = 0
+    errors: int = 0
+    session: int = 0  # attempts completed in this session (for the rate)
+    cached: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    last_error: str | None = None
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.done if self.done else None
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.perf_counter() - self.started
+        return self.session / elapsed if elapsed > 0 else 0.0
+
+    def add(self, record: AttemptRecord) -> None:
+        self.done += 1
+        self.session += 1
+        self.correct += bool(record.correct)
+        self.cached += bool(record.cached)
+        if record.error is not None:
+            self.errors += 1
+            self.last_error = record.error
+
+
+class Observer(Protocol):
+    def start(self, stats: RunStats) -> None: ...
+    def attempt(self, record: AttemptRecord, stats: RunStats) -> None: ...
+    def finish(self, stats: RunStats) -> None: ...
+
+
+class NullObserver:
+    def start(self, stats: RunStats) -> None: ...
+    def attempt(self, record: AttemptRecord, stats: RunStats) -> None: ...
+    def finish(self, stats: RunStats) -> None: ...
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    status: str  # finished | interrupted
+    stats: RunStats
+
+
+def new_run_id() -> str:
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"run-{stamp}-{secrets.token_hex(2)}"
+
+
+def config_of(run: dict[str, Any]) -> RunConfig:
+    opts = run["options"]
+    return RunConfig(
+        snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"], concurrency=opts.get("concurrency"),
+        limit=opts.get("limit"), style=opts.get("style"), budget_s=opts.get("budget_s", 5.0),
+        params=SamplingParams(**opts.get("params", {})), cache=opts.get("cache", True),
+    )
+
+
+def resume_command(db_path: Path, run_id: str, retry: str | None = None) -> str:
+    """The command that resumes a run, with --db when the database is not the default one."""
+    from core.paths import default_log_db
+
+    db_flag = "" if Path(db_path) == default_log_db() else f"--db {db_path} "
+    retry_flag = {None: "", "transient": " --retry-errors", "all": " --retry-errors=all"}[retry]
+    return f"sembench {db_flag}run --resume {run_id}{retry_flag}"

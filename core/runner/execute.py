@@ -1,0 +1,227 @@
+"""Running a batch: every (instance, sample) is asked, checked off the event loop and stored as it completes.
+
+Threading: the event loop thread owns the SQLite connection (sqlite3 connections are not thread-safe)
+and does every write; solvers' CPU work and verification run in worker threads (core.runner.verifying)
+so the loop keeps requests flowing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from core.attempts import AttemptRecord, record_from
+from core.errors import UserError
+from core.family import Family
+from core.instance import Instance
+from core.liveness import heartbeat
+from core.runner.config import (
+    NullObserver,
+    Observer,
+    RunConfig,
+    RunOutcome,
+    RunStats,
+    new_run_id,
+    resume_command,
+)
+from core.runner.plan import load_snapshot, plan, retry_mode
+from core.runner.stop import RunAborted, StopRule
+from core.runner.verifying import Verifier
+from core.solvers import Solver, SolveResult, is_model_spec, make_solver
+from core.store import LogStore, Workspace, now_iso
+from core.trace import Prompt
+
+
+def create_run(
+    store: LogStore, config: RunConfig, family: Family, total: int, run_id: str | None = None,
+    extra_options: dict[str, Any] | None = None,
+) -> str:
+    run_id = run_id or new_run_id()
+    store.create_run(run_id, snapshot=config.snapshot, family=family.id, solver=config.solver,
+                     samples=config.samples, options={**config.options(), **(extra_options or {})}, total=total)
+    return run_id
+
+
+async def one_attempt(
+    family: Family, instance: Instance, solver: Solver, *, run_id: str, snapshot: str, sample: int, style: str,
+    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None,
+) -> AttemptRecord:
+    """prompt → solve → extract/verify → record. `prompts` memoises rendering across the samples of
+    an instance; `verifier` checks the response off the event loop (a private one when not given)."""
+    started = now_iso()
+    try:
+        prompt = prompts.get(instance.id) if prompts is not None else None
+        if prompt is None:
+            prompt = family.prompt(instance, style)
+            if prompts is not None:
+                prompts[instance.id] = prompt
+        t0 = time.perf_counter()
+        result = await solver.solve(instance, prompt)
+        if not result.elapsed_s:
+            result.elapsed_s = time.perf_counter() - t0
+        checked = None
+        if result.error is None:
+            own = verifier is None
+            verifier = verifier or Verifier(family)
+            try:
+                checked = await verifier.check(instance, result.response)
+            finally:
+                if own:
+                    verifier.close()
+        return record_from(family, instance, solver.spec, result, prompt=prompt.model_dump(), run_id=run_id,
+                           snapshot=snapshot, sample=sample, source="run", started=started, checked=checked)
+    except Exception as exc:  # a family bug on one instance is recorded, not allowed to stop the run
+        failed = SolveResult(error=f"{type(exc).__name__}: {' '.join(str(exc).split())}", error_kind="internal")
+        return record_from(family, instance, solver.spec, failed, prompt={}, run_id=run_id, snapshot=snapshot,
+                           sample=sample, source="run", started=started)
+
+
+async def execute(
+    store: LogStore, family: Family, run_id: str, snapshot: str, items: list[tuple[Instance, int]], solver: Solver,
+    stats: RunStats, *, concurrency: int, style: str, observer: Observer | None = None,
+    verify_concurrency: int | None = None,
+) -> RunStats:
+    """Run the items with at most `concurrency` in flight; each attempt is stored as soon as it is done."""
+    observer = observer or NullObserver()
+    queue: Iterator[tuple[Instance, int]] = iter(items)
+    per_sample = getattr(solver, "for_sample", None)
+    stop = StopRule()
+    prompts: dict[str, Prompt] = {}
+    verifier = Verifier(family, verify_concurrency)
+
+    async def worker() -> None:
+        for instance, sample in queue:  # one shared iterator: the loop is single-threaded
+            sample_solver = per_sample(sample) if per_sample else solver
+            record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
+                                       sample=sample, style=style, prompts=prompts, verifier=verifier)
+            store.add_attempt(record.row())  # loop thread only; its own transaction
+            stats.add(record)
+            observer.attempt(record, stats)
+            aborted = stop.check(record)
+            if aborted is not None:
+                raise aborted
+
+    observer.start(stats)
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, min(concurrency, len(items)))):
+                group.create_task(worker())
+    except* RunAborted as eg:
+        raise eg.exceptions[0] from None
+    except* sqlite3.Error as eg:
+        # Full disk, a database deleted or corrupted under us: stop; what was committed stays.
+        raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None
+    finally:
+        verifier.close()
+        observer.finish(stats)
+    return stats
+
+
+def default_concurrency(solver: Solver) -> int:
+    endpoint = getattr(getattr(solver, "provider", None), "endpoint", None)
+    if endpoint is not None:
+        return endpoint.max_concurrency
+    return min(32, (os.cpu_count() or 2) * 2)
+
+
+def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
+    if is_model_spec(config.solver):
+        return make_solver(config.solver, family, params=config.params, cache=store, use_cache=config.cache,
+                           max_concurrency=config.concurrency)
+    return make_solver(config.solver, family, budget_s=config.budget_s)
+
+
+async def run_async(
+    ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
+    observer: Observer | None = None, run_id: str | None = None,
+) -> RunOutcome:
+    """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
+    A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command."""
+    retry_mode(retry_errors)  # a bad mode fails before anything is written
+    store = ws.log
+    # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
+    # loses a committed attempt when the process dies (only on power loss / OS crash).
+    store.db.execute("pragma synchronous=normal")
+    snap, family, instances = load_snapshot(ws, config.snapshot, config.limit)
+    style = config.style or family.prompt_styles[0]
+    if style not in family.prompt_styles:
+        raise UserError(f"unknown style '{style}' for '{family.id}' (known: {', '.join(family.prompt_styles)})")
+    solver = build_solver(config, family, store)
+    try:
+        if resume is None:
+            run_id = create_run(store, config, family, len(instances) * config.samples, run_id)
+        else:
+            run_id = store.claim_run(resume)["id"]  # a clear error for an unknown or live run
+        items, stats = plan(store, run_id, instances, config.samples, retry_errors)
+        concurrency = config.concurrency or default_concurrency(solver)
+        status = "interrupted"
+        beating = asyncio.create_task(heartbeat(store, run_id))
+        try:
+            await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
+                          style=style, observer=observer)
+            status = "finished"
+        except RunAborted as exc:
+            raise UserError(
+                f"{config.solver}: {exc.reason}; {stats.done} of {stats.total} attempts recorded. "
+                f"Fix it, then: {resume_command(store.path, run_id, exc.retry)}"
+            ) from None
+        finally:
+            beating.cancel()
+            _final_status(store, run_id, status)
+    finally:
+        aclose = getattr(solver, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    return RunOutcome(run_id=run_id, status=status, stats=stats)
+
+
+def _final_status(store: LogStore, run_id: str, status: str) -> None:
+    try:
+        store.set_status(run_id, status)
+    except sqlite3.Error:
+        pass  # the database itself failed; the original error is the one worth reporting
+
+
+def run_sync(
+    ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
+    observer: Observer | None = None,
+) -> RunOutcome:
+    """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
+    holder: dict[str, Any] = {}
+
+    class _Recorder:
+        def start(self, stats: RunStats) -> None:
+            holder["stats"] = stats
+            if observer:
+                observer.start(stats)
+
+        def attempt(self, record: AttemptRecord, stats: RunStats) -> None:
+            if observer:
+                observer.attempt(record, stats)
+
+        def finish(self, stats: RunStats) -> None:
+            if observer:
+                observer.finish(stats)
+
+    async def main() -> RunOutcome:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        if task is not None:
+            try:
+                loop.add_signal_handler(signal.SIGTERM, task.cancel)
+            except (NotImplementedError, RuntimeError):  # not the main thread / not Unix
+                pass
+        return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder())
+
+    try:
+        return asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        stats = holder.get("stats") or RunStats(run_id=resume or "", total=0)
+        return RunOutcome(run_id=stats.run_id, status="interrupted", stats=stats)
+
+

@@ -1,0 +1,70 @@
+"""What a run still has to do: the snapshot's instances and the (instance, sample) pairs not yet recorded."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from core.errors import UserError
+from core.family import Family, get_family
+from core.instance import Instance, Snapshot
+from core.runner.config import RunStats
+from core.runner.stop import RETRY_MODES, TRANSIENT_ERRORS
+from core.store import LogStore, Workspace
+
+
+def load_snapshot(ws: Workspace, name: str, limit: int | None = None) -> tuple[Snapshot, Family, list[Instance]]:
+    """A snapshot's instances as models, in snapshot order (the first `limit`)."""
+    store = ws.store_for(name)
+    snap = store.snapshot(name)
+    assert snap is not None  # store_for found it
+    family = get_family(snap.family)
+    instances: list[Instance] = []
+    for idx, _iid, _features, data in store.instance_rows(name):
+        if limit is not None and len(instances) >= limit:
+            break
+        try:
+            instances.append(family.parse_instance(data))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "(object)"
+            raise UserError(f"snapshot '{name}' item {idx}: {err['msg']}", file=str(store.path), field=loc) from None
+    return snap, family, instances
+
+
+def retry_mode(retry_errors: bool | str | None) -> str | None:
+    """None (keep every recorded attempt), "transient" or "all"; True means "transient"."""
+    if retry_errors is True:
+        return "transient"
+    if not retry_errors:
+        return None
+    if retry_errors not in RETRY_MODES:
+        raise UserError(f"--retry-errors: unknown mode '{retry_errors}' (use {' or '.join(RETRY_MODES)})")
+    return str(retry_errors)
+
+
+def plan(
+    store: LogStore, run_id: str, instances: list[Instance], samples: int, retry_errors: bool | str | None = None
+) -> tuple[list[tuple[Instance, int]], RunStats]:
+    """The (instance, sample) pairs still to do, sample-major (sample 0 of everything first, so the
+    headline metrics are complete early), and the counters of what is already recorded. Recorded
+    errors are redone with retry_errors "transient" (those in TRANSIENT_ERRORS) or "all"."""
+    mode = retry_mode(retry_errors)
+    rows = store.db.execute(
+        "select instance_id, sample, correct, error, error_kind, cached from attempts where run_id = ?", [run_id]
+    ).fetchall()
+    stats = RunStats(run_id=run_id, total=len(instances) * samples)
+    kept: set[tuple[str, int]] = set()
+    wanted = {inst.id for inst in instances}
+    for iid, sample, correct, error, kind, _cached in rows:
+        if iid not in wanted or sample >= samples:
+            continue
+        if error is not None and (mode == "all" or (mode == "transient" and kind in TRANSIENT_ERRORS)):
+            continue
+        kept.add((iid, sample))
+        stats.done += 1
+        stats.correct += bool(correct)
+        stats.errors += error is not None
+    items = [(inst, k) for k in range(samples) for inst in instances if (inst.id, k) not in kept]
+    return items, stats
+
+

@@ -1,0 +1,114 @@
+"""Verification off the event loop: a stage of its own between the solver and the store.
+
+Verifiers of tool-backed families take seconds (a compiler, a prover); run on the event loop they would
+stall every request in flight and every streamed token. `Verifier` checks responses in a thread pool
+with its own concurrency limit, separate from the HTTP one. A family that overrides `verify_many` (or
+`check_many`) gets its answers in batches, so one tool start serves many answers.
+
+Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
+and the GIL hand-offs it causes cost more than such a check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from core.family import Family
+from core.instance import Instance
+from core.verdict import Answer, Verdict
+
+Checked = tuple[Answer, Verdict]
+
+
+def overrides(family: Family, name: str) -> bool:
+    """Whether the family provides its own `name` (a hook or a method), not the base class's."""
+    return getattr(type(family), name, None) is not getattr(Family, name)
+
+
+class Verifier:
+    SLOW_S = 0.02
+
+    def __init__(self, family: Family, concurrency: int | None = None, batch_size: int = 16,
+                 batch_wait_s: float = 0.02) -> None:
+        self.family = family
+        self.concurrency = max(1, concurrency or (os.cpu_count() or 2))
+        self.batched = overrides(family, "verify_many") or overrides(family, "check_many")
+        self.threaded = bool(family.requires) or self.batched
+        self.batch_size = max(1, batch_size)
+        self.batch_wait_s = batch_wait_s
+        self._executor: ThreadPoolExecutor | None = None
+        self._pending: list[tuple[Instance, str, asyncio.Future[Checked]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="sembench-verify")
+        return self._executor
+
+    async def check(self, instance: Instance, response: str) -> Checked:
+        """Extract and verify one response, wherever that is cheapest for this family."""
+        if self.batched:
+            return await self._enqueue(instance, response)
+        if not self.threaded:
+            start = time.perf_counter()
+            try:
+                return self.family.check(instance, response)
+            finally:
+                self.threaded = time.perf_counter() - start > self.SLOW_S
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
+
+    # -- batches -----------------------------------------------------------------------------------
+    async def _enqueue(self, instance: Instance, response: str) -> Checked:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Checked] = loop.create_future()
+        self._pending.append((instance, response, future))
+        if len(self._pending) >= self.batch_size:
+            self._flush()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.batch_wait_s, self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(self._pool(), self.family.check_many, [(i, r) for i, r, _ in batch])
+
+        def deliver(done: asyncio.Future[Any]) -> None:
+            futures = [f for _, _, f in batch]
+            if done.cancelled():
+                for f in futures:
+                    if not f.done():
+                        f.cancel()
+                return
+            exc = done.exception()
+            results = None if exc is not None else done.result()
+            if exc is None and (not isinstance(results, list) or len(results) != len(futures)):
+                exc = RuntimeError(f"{self.family.id}.check_many returned {len(results or [])} results "
+                                   f"for {len(futures)} answers")
+            for i, f in enumerate(futures):
+                if f.done():
+                    continue
+                if exc is not None:
+                    f.set_exception(exc)
+                else:
+                    f.set_result(results[i])  # type: ignore[index]
+
+        work.add_done_callback(deliver)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

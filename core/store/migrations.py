@@ -1,0 +1,85 @@
+"""The log database's schema, versioned with `PRAGMA user_version`.
+
+Each migration takes the schema from version i to i+1 and runs once, in a transaction, when a process
+opens a database older than `SCHEMA_VERSION`. Version 1 is the schema as it was before versioning
+(created with "if not exists", so databases made by earlier releases, which read as version 0, are
+brought up to it without losing anything; runs tables made before liveness get its columns). A database
+newer than this program knows is refused: an older release must not write into a schema it does not know.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from core.errors import UserError
+
+V1 = """
+create table if not exists runs (
+  id text primary key, snapshot text, family text, solver text, samples integer,
+  options text, created text, finished text, status text, total integer,
+  pid integer, host text, heartbeat text
+);
+create table if not exists attempts (
+  id integer primary key autoincrement,
+  run_id text, snapshot text, instance_id text not null, family text not null, sample integer default 0,
+  solver text not null, source text, prompt text, response text, reasoning text, answer text,
+  correct integer, score real, status text, verdict text, error text, error_kind text,
+  started text, elapsed_s real, human_time_s real, tokens_in integer, tokens_out integer,
+  usage text, cached integer default 0
+);
+create unique index if not exists attempts_run_item on attempts(run_id, instance_id, sample)
+  where run_id is not null;
+create index if not exists attempts_instance on attempts(instance_id);
+create index if not exists attempts_run_correct on attempts(run_id, correct) where run_id is not null;
+create index if not exists attempts_run_errors on attempts(run_id) where run_id is not null and error is not null;
+create index if not exists attempts_instance_solver on attempts(instance_id, solver, correct);
+create table if not exists response_cache (
+  key text primary key, spec text, response text, created text
+);
+"""
+
+LIVENESS_COLUMNS = (("pid", "integer"), ("host", "text"), ("heartbeat", "text"))
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    for statement in V1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    have = {row[1] for row in conn.execute("pragma table_info(runs)")}
+    for name, sql_type in LIVENESS_COLUMNS:
+        if name not in have:
+            conn.execute(f"alter table runs add column {name} {sql_type}")
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    """External tools' results, cached by content (core.tools.cache creates it too, for databases it
+    reaches before this migration ran)."""
+    conn.execute("create table if not exists tool_cache (key text primary key, tool text, version text, "
+                 "result text, created text)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> int:
+    """Bring the database to SCHEMA_VERSION; returns the version it had. BEGIN IMMEDIATE takes the write
+    lock first, so two processes opening an old database at once migrate it once."""
+    version = conn.execute("pragma user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise UserError(f"log database schema version {version} is newer than this sembench knows "
+                        f"({SCHEMA_VERSION}); upgrade sembench", file=path)
+    if version == SCHEMA_VERSION:
+        return version
+    conn.execute("begin immediate")
+    try:
+        current = conn.execute("pragma user_version").fetchone()[0]  # another process may have won
+        for step in MIGRATIONS[current:]:
+            step(conn)
+        conn.execute(f"pragma user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+    return version

@@ -1,0 +1,47 @@
+"""The bundled snapshots (read-only) and the user's log database, seen as one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import UserError
+from core.instance import Snapshot
+from core.paths import BUNDLED_SNAPSHOTS
+from core.store.log import LogStore
+from core.store.snapshots import SnapshotStore
+
+
+class Workspace:
+    """The bundled snapshots (read-only) plus the user's log database, seen as one."""
+
+    def __init__(self, log_path: Path | str | None = None, snapshots_path: Path | str | None = None) -> None:
+        snap_path = Path(snapshots_path) if snapshots_path else BUNDLED_SNAPSHOTS
+        self.bundled = SnapshotStore(snap_path) if snap_path.exists() else None
+        self.log = LogStore(log_path)
+        from core.tools.cache import configure
+
+        configure(self.log.path)  # external tools' results are cached beside the attempts
+
+    def stores(self) -> list[SnapshotStore]:
+        return [s for s in (self.log, self.bundled) if s is not None]
+
+    def snapshots(self) -> list[tuple[Snapshot, str]]:
+        """(snapshot, origin) where origin is "bundled" or "log"; a log snapshot shadows a bundled one."""
+        seen: dict[str, tuple[Snapshot, str]] = {}
+        if self.bundled is not None:
+            for snap in self.bundled.snapshots():
+                seen[snap.name] = (snap, "bundled")
+        for snap in self.log.snapshots():
+            seen[snap.name] = (snap, "log")
+        return [seen[name] for name in sorted(seen)]
+
+    def store_for(self, snapshot: str) -> SnapshotStore:
+        for store in self.stores():
+            if store.snapshot(snapshot) is not None:
+                return store
+        known = ", ".join(s.name for s, _ in self.snapshots())
+        raise UserError(f"unknown snapshot '{snapshot}' (known: {known or 'none'})")
+
+    def close(self) -> None:
+        for store in self.stores():
+            store.close()

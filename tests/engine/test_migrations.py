@@ -1,0 +1,44 @@
+"""The log database's schema goes through PRAGMA user_version migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from core.errors import UserError
+from core.store import LogStore
+from core.store.migrations import SCHEMA_VERSION
+
+
+def test_a_new_database_is_at_the_current_version(tmp_path) -> None:
+    store = LogStore(tmp_path / "log.db")
+    assert store.db.execute("pragma user_version").fetchone()[0] == SCHEMA_VERSION
+    assert {"runs", "attempts", "response_cache", "tool_cache"} <= set(store.db.table_names())
+
+
+def test_a_database_from_before_versioning_is_migrated_without_losing_rows(tmp_path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    # the runs table as the first release made it: no liveness columns, no user_version
+    conn.execute("create table runs (id text primary key, snapshot text, family text, solver text, samples integer,"
+                 " options text, created text, finished text, status text, total integer)")
+    conn.execute("insert into runs values ('run-1', 's', 'cascade', 'oracle', 1, '{}', 'then', null, 'finished', 3)")
+    conn.commit()
+    conn.close()
+    store = LogStore(path)
+    assert store.db.execute("pragma user_version").fetchone()[0] == SCHEMA_VERSION
+    run = store.get_run("run-1")
+    assert run["status"] == "finished" and "heartbeat" in run and run["total"] == 3
+    assert store.list_runs()[0]["state"] == "finished"
+
+
+def test_a_database_newer_than_this_program_is_refused(tmp_path) -> None:
+    path = tmp_path / "future.db"
+    LogStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"pragma user_version = {SCHEMA_VERSION + 5}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(UserError, match="newer than this sembench"):
+        LogStore(path)

@@ -1,0 +1,100 @@
+"""Verification is a stage of its own: off the event loop, its own concurrency, batches for verify_many."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Sequence
+
+from core.family import Family, get_family
+from core.instance import Instance
+from core.runner.verifying import Verifier, overrides
+from core.verdict import Answer, Verdict
+
+
+class ThreadNoting(Family):
+    """Not registered: a family whose check reports the thread it ran on and can be made slow."""
+
+    id = "thread-noting"
+    delay = 0.0
+
+    def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
+        if self.delay:
+            time.sleep(self.delay)
+        verdict = Verdict(correct=True, score=1.0, status="ok", details={"thread": threading.get_ident()})
+        return Answer.success(response), verdict
+
+
+class Batching(ThreadNoting):
+    id = "batching"
+    batches: list[int] = []
+
+    def check_many(self, items: Sequence[tuple[Instance, str]]) -> list[tuple[Answer, Verdict]]:
+        self.batches.append(len(items))
+        return [self.check(i, r) for i, r in items]
+
+
+INSTANCE = Instance(id="x", family="thread-noting")
+
+
+async def test_cheap_checks_run_inline_until_one_is_slow() -> None:
+    family = ThreadNoting()
+    verifier = Verifier(family)
+    here = threading.get_ident()
+    try:
+        _, fast = await verifier.check(INSTANCE, "a")
+        assert fast.details["thread"] == here and not verifier.threaded
+        family.delay = Verifier.SLOW_S * 3
+        _, slow = await verifier.check(INSTANCE, "b")
+        assert slow.details["thread"] == here and verifier.threaded
+        family.delay = 0.0
+        _, after = await verifier.check(INSTANCE, "c")
+        assert after.details["thread"] != here, "from then on, checks run in a worker thread"
+    finally:
+        verifier.close()
+
+
+async def test_a_slow_verifier_never_blocks_the_event_loop() -> None:
+    family = ThreadNoting()
+    family.delay = 0.6
+    verifier = Verifier(family, concurrency=4)
+    verifier.threaded = True  # as for a tool-backed family
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    try:
+        start = time.perf_counter()
+        results = await asyncio.gather(*(verifier.check(INSTANCE, str(i)) for i in range(4)))
+        elapsed = time.perf_counter() - start
+    finally:
+        task.cancel()
+        verifier.close()
+    assert all(v.correct for _, v in results)
+    assert ticks >= 20, f"the loop ran only {ticks} ticks while verification took {elapsed:.1f} s"
+    assert elapsed < 4 * 0.6, "four checks with concurrency 4 ran one after another"
+
+
+async def test_families_with_check_many_get_batches() -> None:
+    family = Batching()
+    family.batches = []
+    assert overrides(family, "check_many") and not overrides(ThreadNoting(), "check_many")
+    verifier = Verifier(family, batch_size=5, batch_wait_s=0.05)
+    try:
+        results = await asyncio.gather(*(verifier.check(INSTANCE, str(i)) for i in range(12)))
+    finally:
+        verifier.close()
+    assert [a.value for a, _ in results] == [str(i) for i in range(12)]  # each answer gets its own result back
+    assert sum(family.batches) == 12 and max(family.batches) == 5 and len(family.batches) == 3
+
+
+async def test_hooked_verify_many_counts_as_an_override() -> None:
+    toy = get_family("toysum")
+    assert not overrides(toy, "verify_many")  # the toy family verifies one at a time
+    assert overrides(toy, "verify")
