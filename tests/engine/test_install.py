@@ -61,3 +61,9 @@ def test_a_regular_install_works_from_another_directory(tmp_path: Path) -> None:
                        if p.is_file())
     shipped = sorted(p.relative_to(DATA_ROOT) for p in (DATA_ROOT / "assets").rglob("*") if p.is_file())
     assert set(shipped) <= set(installed)
+    # files the packages read beside their code (prompt templates, Java helper sources) are installed too
+    site_core = Path(site) / "core"
+    package_data = [p.relative_to(DATA_ROOT / "core") for p in (DATA_ROOT / "core").rglob("*")
+                    if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    missing = [str(p) for p in package_data if not (site_core / p).is_file()]
+    assert missing == [], f"package data not installed: {missing}"

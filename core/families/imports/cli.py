@@ -1,0 +1,96 @@
+"""`sembench kb build|stats` (the knowledge base) and `sembench ddmin` (minimise a snippet against the
+baseline), added to the CLI through `ImportsFamily.commands`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from core.errors import UserError
+
+
+@click.group("kb")
+def kb_group() -> None:
+    """The imports family's knowledge base (JDK modules and library jars)."""
+
+
+@kb_group.command("build")
+@click.option("--force", is_flag=True, help="rebuild even when the cached one is current")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def kb_build(force: bool, fmt: str) -> None:
+    """Build (or find) the cached knowledge base."""
+    from core.families.imports import kb
+
+    path, seconds, built = kb.build(force=force)
+    info = {"path": str(path), "built": built, "seconds": round(seconds, 2), "key": kb.kb_key()}
+    if fmt == "json":
+        click.echo(json.dumps(info))
+    else:
+        click.echo(f"{'built' if built else 'up to date'}: {path}" + (f" in {seconds:.1f} s" if built else ""))
+
+
+@kb_group.command("stats")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def kb_stats(fmt: str) -> None:
+    """Counts of types, members and ambiguous simple names."""
+    from core.families.imports import kb
+
+    stats = kb.load().stats()
+    if fmt == "json":
+        click.echo(json.dumps(stats, indent=2))
+        return
+    for key, value in stats.items():
+        if isinstance(value, dict):
+            click.echo(f"{key}:")
+            for k, v in value.items():
+                click.echo(f"  {k}: {v}")
+        else:
+            click.echo(f"{key}: {value}")
+
+
+@click.command("ddmin")
+@click.option("--instances", "instances_path", required=True, type=click.Path(dir_okay=False))
+@click.option("--id", "instance_id", required=True)
+@click.option("--budget", type=int, default=2000, show_default=True, help="at most this many solver calls")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "trace"]), default="text")
+def ddmin_command(instances_path: str, instance_id: str, budget: int, fmt: str) -> None:
+    """Minimise one snippet's tokens while the baseline still infers every import it inferred (§6)."""
+    from core.families.imports import ddmin
+    from core.families.imports.model import ImportsInstance
+    from core.families.imports.prompt import prompt_code
+    from core.families.imports.trace import ddmin_trace
+
+    found = None
+    try:
+        with open(instances_path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise UserError(f"not JSON: {exc.msg}", file=instances_path, line=n) from None
+                if isinstance(data, dict) and str(data.get("id")) == instance_id:
+                    found = ImportsInstance.model_validate(data)
+                    break
+    except OSError as exc:
+        raise UserError(f"cannot read {instances_path}: {exc.strerror}") from None
+    if found is None:
+        raise UserError(f"no instance with id '{instance_id}'", file=instances_path)
+    if budget < 1:
+        raise UserError("--budget must be at least 1")
+    result = ddmin.ddmin(prompt_code(found), ddmin.baseline_infer(found.library), budget=budget)
+    if fmt == "json":
+        click.echo(json.dumps(result.report(), indent=2))
+    elif fmt == "trace":
+        click.echo(ddmin_trace(found.id, result).to_text())
+    else:
+        rep = result.report()
+        click.echo(f"{rep['tokens_before']} -> {rep['tokens_after']} tokens ({rep['retained_ratio']:.1%}) in "
+                   f"{rep['calls']} baseline call(s){'' if rep['finished'] else ' (budget spent)'}")
+        for cat, v in rep["by_category"].items():
+            ratio = "-" if v["ratio"] is None else f"{v['ratio']:.1%}"
+            click.echo(f"  {cat}: {v['after']}/{v['before']} ({ratio})")
+        click.echo(f"simple names kept: {rep['simple_names_after']} of {rep['simple_names_before']}")
+        click.echo("minimized: " + json.dumps(rep["minimized"]))

@@ -1,0 +1,22 @@
+"""The external tools the imports family needs: OpenJDK's `javac` and `java` (Debian openjdk-17-jdk-headless)."""
+
+from __future__ import annotations
+
+from core.tools import Tool
+
+JAVAC = Tool(
+    name="javac",
+    executable="javac",
+    package="openjdk-17-jdk-headless",
+    version_args=("-version",),
+    version_pattern=r"javac (\S+)",
+    note="compiles the knowledge-base extractor and the compile service; checks snippets with imports",
+)
+JAVA = Tool(
+    name="java",
+    executable="java",
+    package="openjdk-17-jdk-headless",
+    version_args=("-version",),
+    version_pattern=r'version "([^"]+)"',
+    note="runs the knowledge-base extractor and the long-lived compile service",
+)

@@ -1,0 +1,168 @@
+"""Traces for the generic stepper.
+
+- `trace(instance)`: the baseline's derivation. Step 0 lists each simple name's candidates from the
+  knowledge base; then one step per constraint (source order; later rounds only when they still
+  narrow something), focused on the constraint's span, with one state row per simple name (its
+  remaining candidates; `changed` when this constraint narrowed it, `ok` once one is left); the last
+  step is the choice, marked against the ground truth.
+- `trace(instance, answer)`: one step per simple name (expected or answered), focused on its first use,
+  with the expected and the answered FQN; `reference` is the ground truth's trace and `divergence` the
+  first simple name the answer gets wrong.
+- `ddmin_trace(result)`: one step per ddmin round (tokens kept), the kept text as the document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.families.imports.model import ImportsInstance
+from core.families.imports.prompt import prompt_code
+from core.trace import Document, Focus, StateRow, Trace, TraceStep
+from core.verdict import Answer
+
+DOC = "snippet"
+FAMILY = "imports"
+
+
+def _rows(domains: dict[str, list[str]], changed: list[str]) -> list[StateRow]:
+    rows = []
+    for name, cands in sorted(domains.items()):
+        status = "changed" if name in changed else ("ok" if len(cands) == 1 else "kept")
+        if not cands:
+            status = "fail"
+        rows.append(StateRow(name=name, value=", ".join(cands) if cands else "(none)", status=status))
+    return rows
+
+
+def _focus_first(code: str, name: str) -> Focus:
+    import re
+
+    for i, line in enumerate(code.split("\n"), start=1):
+        m = re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", line)
+        if m:
+            return Focus(document=DOC, line=i, col_start=m.start(), col_end=m.end())
+    return Focus(document=DOC, line=1)
+
+
+def baseline_trace(instance: ImportsInstance) -> Trace:
+    from core.families.imports.baseline import solve_instance
+
+    code = prompt_code(instance)
+    solution = solve_instance(instance)
+    steps: list[TraceStep] = []
+    for step in solution.steps:
+        c = step.constraint
+        if c is None:
+            first = next(iter(sorted(solution.analysis.spans.items(), key=lambda kv: kv[1])), None)
+            focus = (Focus(document=DOC, line=first[1][0], col_start=first[1][1], col_end=first[1][2])
+                     if first else Focus(document=DOC, line=1))
+            label = f"{len(step.domains)} simple name(s) to resolve; candidates from the knowledge base"
+            if solution.analysis.unresolved:
+                label += f" (unknown: {', '.join(solution.analysis.unresolved)})"
+            kind = "candidates"
+        else:
+            focus = Focus(document=DOC, line=c.line, col_start=c.col_start,
+                          col_end=max(c.col_end, c.col_start + 1) if c.line_end == c.line else None,
+                          line_end=c.line_end if c.line_end != c.line else None)
+            label = c.text + (f" (round {step.round})" if step.round > 1 else "")
+            if step.changed:
+                label += " → narrows " + ", ".join(step.changed)
+            kind = f"constraint:{c.kind}"
+        steps.append(TraceStep(index=len(steps), kind=kind, label=label, focus=focus,
+                               state=_rows(step.domains, step.changed),
+                               data={"kind": kind, "changed": step.changed, "constraint": c.text if c else None,
+                                     "candidates": {k: list(v) for k, v in step.domains.items()}}))
+    expected = {e.rsplit(".", 1)[-1]: e for e in instance.expected()}
+    rows = []
+    for name, fqn in sorted(solution.chosen.items()):
+        want = expected.get(name)
+        status = "ok" if want == fqn else ("fail" if want else "unknown")
+        rows.append(StateRow(name=name, value=fqn + (f" (expected {want})" if want and want != fqn else ""),
+                             status=status))
+    for name, want in sorted(expected.items()):
+        if name not in solution.chosen:
+            rows.append(StateRow(name=name, value=f"(none; expected {want})", status="fail"))
+    steps.append(TraceStep(index=len(steps), kind="choose", label="choose one FQN per simple name (library, "
+                           "package of the others, JDK, alphabetical)", focus=Focus(document=DOC, line=1),
+                           state=rows, data={"kind": "choose",
+                                                     "candidates": {k: [v] for k, v in solution.chosen.items()}}))
+    meta: dict[str, Any] = {"imports": solution.imports, "contradictions": solution.contradictions,
+                            "unresolved": solution.analysis.unresolved, "constraints": len(solution.analysis.constraints)}
+    return Trace(family=FAMILY, instance_id=instance.id, title=f"baseline: {len(solution.analysis.constraints)} "
+                 f"constraint(s) over {len(solution.analysis.names)} simple name(s) -> "
+                 f"{len(solution.imports)} import(s)", documents=[Document(name=DOC, language="java", text=code)],
+                 steps=steps, meta=meta)
+
+
+def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tuple[list[TraceStep], int | None]:
+    exp = {e.removeprefix("static ").rsplit(".", 1)[-1]: e for e in expected}
+    ans = {g.removeprefix("static ").rsplit(".", 1)[-1]: g for g in (got or [])}
+    steps: list[TraceStep] = []
+    first_bad = None
+    for name in sorted(set(exp) | set(ans), key=lambda n: (_focus_first(code, n).line, n)):
+        e, g = exp.get(name), ans.get(name)
+        ok = e == g if got is not None else True  # the reference (no answer) states the ground truth
+        if not ok and first_bad is None:
+            first_bad = len(steps)
+        label = f"`{name}`: " + (f"{e}" if ok else f"expected {e or '(nothing)'}, got {g or '(nothing)'}")
+        state = [StateRow(name="expected", value=e or "(not imported)", status="ok" if ok and e else "kept")]
+        if got is not None:
+            state.append(StateRow(name="answer", value=g or "(missing)", status="ok" if ok else "fail"))
+        steps.append(TraceStep(index=len(steps), kind="name", label=label, focus=_focus_first(code, name),
+                               state=state, data={"kind": "name", "simple_name": name, "expected": e, "answer": g}))
+    return steps, first_bad
+
+
+def trace(instance: ImportsInstance, answer: Answer | None = None) -> Trace:
+    if answer is None:
+        try:
+            return baseline_trace(instance)
+        except Exception as exc:  # no JDK / knowledge base: the ground truth per simple name still shows
+            code = prompt_code(instance)
+            steps, _ = _answer_steps(code, instance.expected(), None)
+            if not steps:
+                steps = [TraceStep(index=0, kind="name", label="no imports needed", focus=Focus(document=DOC, line=1))]
+            return Trace(family=FAMILY, instance_id=instance.id, title=f"ground truth (baseline unavailable: {exc})",
+                         documents=[Document(name=DOC, language="java", text=code)], steps=steps)
+    from core.families.imports.extract import answer_imports
+
+    code = prompt_code(instance)
+    got = answer_imports(answer)
+    steps, first_bad = _answer_steps(code, instance.expected(), got if got is not None else [])
+    if not steps:
+        steps = [TraceStep(index=0, kind="name", label="no imports expected and none given",
+                           focus=Focus(document=DOC, line=1))]
+    ref_steps, _ = _answer_steps(code, instance.expected(), None)
+    if not ref_steps:
+        ref_steps = [TraceStep(index=0, kind="name", label="no imports needed", focus=Focus(document=DOC, line=1))]
+    docs = [Document(name=DOC, language="java", text=code)]
+    reference = Trace(family=FAMILY, instance_id=instance.id, title="ground truth", documents=docs, steps=ref_steps)
+    divergence = None
+    if got is None:
+        divergence = {"step": 0, "reason": f"no imports extracted ({answer.error})"}
+    elif first_bad is not None:
+        divergence = {"step": first_bad, "reason": steps[first_bad].label}
+    title = "answer vs ground truth: " + ("agree" if divergence is None else "differ")
+    return Trace(family=FAMILY, instance_id=instance.id, title=title, documents=docs, steps=steps,
+                 reference=reference, divergence=divergence)
+
+
+def ddmin_trace(instance_id: str, result: Any) -> Trace:
+    """Rounds of a `ddmin.Minimized` result."""
+    docs = [Document(name=DOC, language="java", text=result.original),
+            Document(name="minimized", language="java", text=result.minimized or " ")]
+    steps = [TraceStep(index=0, kind="ddmin", label=f"start: {result.tokens_before} tokens; keep {result.expected}",
+                       focus=Focus(document=DOC, line=1),
+                       state=[StateRow(name="tokens", value=str(result.tokens_before), status="new")])]
+    for r in result.rounds:
+        steps.append(TraceStep(index=len(steps), kind="ddmin", label=f"round {r.index}: {r.kept} token(s) kept "
+                               f"(granularity {r.granularity}, {r.calls} solver call(s))",
+                               focus=Focus(document="minimized", line=1), lines=[r.text[:500]],
+                               state=[StateRow(name="tokens", value=str(r.kept), status="changed")],
+                               data={"kind": "ddmin", "kept_tokens": r.kept}))
+    rows = [StateRow(name=cat, value=f"{v['after']}/{v['before']}", status="kept") for cat, v in result.by_category.items()]
+    steps.append(TraceStep(index=len(steps), kind="ddmin", label="done" if result.finished else "budget spent",
+                           focus=Focus(document="minimized", line=1), state=rows,
+                           data={"kind": "ddmin", "kept_tokens": result.tokens_after}))
+    return Trace(family=FAMILY, instance_id=instance_id, title=f"ddmin: {result.tokens_before} -> {result.tokens_after} "
+                 f"tokens in {result.calls} call(s)", documents=docs, steps=steps)
