@@ -97,6 +97,7 @@ def clip(text: str, limit: int = TEXT_CHARS) -> str:
 
 
 def code_panel(text: str, language: str, title: str) -> Panel:
+    text = text.rstrip("\n")  # a file's final newline is not a line of its own
     many = "\n" in text
     return Panel(Syntax(clip(text), language, theme=THEME, line_numbers=many, word_wrap=True), title=title,
                  title_align="left", border_style="blue")
