@@ -12,11 +12,15 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import CASCADE_SNAPSHOT, MEMBERSHIP_SNAPSHOT, write_snapshot
+from conftest import write_snapshot
 
 from core.store import BUNDLED_SNAPSHOTS
 
 WAIT_S = 30.0
+# The user's snapshots are listed with the bundled ones, sorted by name: these sort first whatever is bundled
+# (the first row is the one Enter opens).
+CASCADE_SNAPSHOT = "0-cascade-demo"
+MEMBERSHIP_SNAPSHOT = "0-membership-demo"
 
 
 class Tmux:
