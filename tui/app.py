@@ -55,6 +55,8 @@ class SembenchApp(App[None]):
         self.summary_marker: int | None = None
         # The Solve tab's choices (solver, model name, sampling options), kept from instance to instance.
         self.solve_prefs: dict[str, Any] = {}
+        # Unsent human answers (tui.widgets.solve.Draft) of instances the user left, by InstanceScreen.draft_key.
+        self.drafts: dict[str, Any] = {}
 
     @property
     def log_path(self) -> Path:
@@ -73,11 +75,27 @@ class SembenchApp(App[None]):
         self.workspace.close()
 
     # -- navigation ------------------------------------------------------------------------------
-    def _pop_to_browser(self) -> None:
+    def _pop_to_browser(self, then: Callable[[], object] | None = None) -> None:
+        """Back to the browser; leaving an instance with a request in flight asks first (see
+        `InstanceScreen.leave`), and its human draft is kept."""
         from tui.screens.browser import BrowserScreen
+        from tui.screens.instance import InstanceScreen
 
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, BrowserScreen):
-            self.pop_screen()
+        def pop() -> None:
+            for screen in self.screen_stack:
+                if isinstance(screen, InstanceScreen):
+                    screen.keep_draft()
+                    screen.action_cancel()
+            while len(self.screen_stack) > 1 and not isinstance(self.screen, BrowserScreen):
+                self.pop_screen()
+            if then is not None:
+                then()
+
+        instance = next((s for s in reversed(self.screen_stack) if isinstance(s, InstanceScreen)), None)
+        if instance is not None and instance.busy:
+            instance.leave(pop)
+        else:
+            pop()
 
     def action_browser(self) -> None:
         self._pop_to_browser()
@@ -97,11 +115,20 @@ class SembenchApp(App[None]):
 
         return sum(1 for screen in self.screen_stack if isinstance(screen, InstanceScreen) and screen.busy)
 
+    def unsent_drafts(self) -> int:
+        """Human answers typed and not sent: kept ones, and the one on an open instance."""
+        from tui.screens.instance import InstanceScreen
+
+        open_ = sum(1 for screen in self.screen_stack
+                    if isinstance(screen, InstanceScreen) and screen.panel.current_draft() is not None)
+        return len(self.drafts) + open_
+
     async def action_quit(self) -> None:
-        """Quit; with a model request still running, ask first."""
+        """Quit; with a request still running or an unsent human answer, ask first."""
         from tui.screens.confirm import ConfirmScreen
 
-        if not self.requests_in_flight():
+        running, drafts = self.requests_in_flight(), self.unsent_drafts()
+        if not running and not drafts:
             self.exit()
             return
         if isinstance(self.screen, ConfirmScreen):
@@ -111,7 +138,12 @@ class SembenchApp(App[None]):
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen("A request is still running. Quit anyway (it is cancelled)?"), answered)
+        lost = []
+        if running:
+            lost.append("a request is still running (it is cancelled)")
+        if drafts:
+            lost.append(f"{drafts} unsent answer(s) typed by hand would be lost")
+        self.push_screen(ConfirmScreen(f"Quit anyway? {'; '.join(lost).capitalize()}."), answered)
 
     def action_runs(self) -> None:
         from tui.screens.runs import RunsScreen
@@ -128,9 +160,11 @@ class SembenchApp(App[None]):
     def open_snapshot(self, name: str) -> None:
         from tui.screens.browser import BrowserScreen
 
-        self._pop_to_browser()
-        if isinstance(self.screen, BrowserScreen):
-            self.screen.load_snapshot(name)
+        def load() -> None:
+            if isinstance(self.screen, BrowserScreen):
+                self.screen.load_snapshot(name)
+
+        self._pop_to_browser(load)
 
     def open_instance(self, snapshot: str, instance_id: str, tab: str = "problem") -> None:
         """Push the instance screen; a snapshot row that does not parse is a notification. Only from the

@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 class SembenchCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from tui.data import solvers_in
+        from tui.data import ANY_BUT_ORACLE, ORACLE, PEOPLE_AND_MODELS, solvers_in
         from tui.screens.browser import BrowserScreen
         from tui.screens.instance import InstanceScreen
 
@@ -27,8 +27,11 @@ class SembenchCommands(Provider):
         if isinstance(screen, BrowserScreen):
             for status in ("all", "unsolved", "solved", "attempted", "unattempted"):
                 commands.append((f"Show {status} instances", partial(screen.set_status, status), "filter"))
-            commands.append(("Solved by any solver", partial(screen.set_solver, ""), "filter"))
-            for solver in solvers_in(app.summary or {}):
+            commands.append(("Solved by models and people", partial(screen.set_solver, PEOPLE_AND_MODELS),
+                             "the default: the oracle and the family's own solvers do not count"))
+            commands.append(("Solved by any solver but the oracle", partial(screen.set_solver, ANY_BUT_ORACLE),
+                             "the baseline counts too"))
+            for solver in (s for s in solvers_in(app.summary or {}) if s != ORACLE):
                 commands.append((f"Solved by {solver}", partial(screen.set_solver, solver),
                                  "the solved/attempted filter and marks count this solver only"))
             commands.append(("Toggle the snapshot pane", screen.action_toggle_pane, "more room for the table"))

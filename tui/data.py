@@ -6,6 +6,7 @@ Filtering and sorting happen here, in Python, on the row tuples, so the browser 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -114,18 +115,44 @@ def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple
 
 # instance id -> solver -> (attempts, solved at least once): `LogStore.solver_summary()`
 SolverSummary = dict[str, dict[str, tuple[int, bool]]]
-ANY_SOLVER = ""
+# Whose attempts the solved/attempted marks count: models and people (the default), every solver but the
+# oracle, or one solver by name. The oracle (the ground truth replayed) never counts unless named.
+PEOPLE_AND_MODELS = ""
+ANY_BUT_ORACLE = "*"
+ORACLE = "oracle"
+SCOPE_LABELS = {PEOPLE_AND_MODELS: "models & people", ANY_BUT_ORACLE: "any solver but the oracle"}
 
 
-def summary_for(summary: SolverSummary, solver: str = ANY_SOLVER) -> dict[str, tuple[int, bool]]:
-    """instance id -> (attempts, solved): by every solver, or by one."""
+@functools.cache
+def machine_solvers() -> frozenset[str]:
+    """The families' own in-process solvers (baseline, oracle, extras such as random): not a model, not a
+    person. Resolving them imports the families' solver modules: call it off the UI thread first."""
+    from core.family import all_families
+
+    names = {"baseline", ORACLE}
+    for family in all_families().values():
+        try:
+            names.update(family.local_solvers())
+        except Exception:  # a family that cannot list its solvers: the defaults still hold
+            continue
+    return frozenset(names)
+
+
+def counts(solver: str, scope: str) -> bool:
+    if scope == PEOPLE_AND_MODELS:
+        return solver not in machine_solvers()
+    if scope == ANY_BUT_ORACLE:
+        return solver != ORACLE
+    return solver == scope
+
+
+def summary_for(summary: SolverSummary, solver: str = PEOPLE_AND_MODELS) -> dict[str, tuple[int, bool]]:
+    """instance id -> (attempts, solved) by the solvers `solver` (a scope or a solver's name) counts."""
     out: dict[str, tuple[int, bool]] = {}
     for iid, by in summary.items():
-        if solver:
-            if solver in by:
-                out[iid] = by[solver]
-        else:
-            out[iid] = (sum(n for n, _ in by.values()), any(ok for _, ok in by.values()))
+        mine = [(n, ok) for name, (n, ok) in by.items() if counts(name, solver)]
+        if mine:
+            out[iid] = (sum(n for n, _ in mine), any(ok for _, ok in mine))
     return out
 
 
@@ -133,11 +160,16 @@ def solvers_in(summary: SolverSummary) -> list[str]:
     return sorted({solver for by in summary.values() for solver in by})
 
 
+def scope_label(scope: str) -> str:
+    return SCOPE_LABELS.get(scope, scope)
+
+
 def read_summary(log_path: Path, known_marker: int | None) -> tuple[int, SolverSummary | None]:
     """(attempts marker, the per-solver summary), or (marker, None) when nothing was written since
     `known_marker`. Opens its own connection: it runs in a worker thread."""
     from core.store import LogStore
 
+    machine_solvers()  # resolved here, in the worker, so the UI thread finds it cached
     store = LogStore(log_path)
     try:
         marker = store.change_marker()[0]
@@ -151,6 +183,12 @@ def read_summary(log_path: Path, known_marker: int | None) -> tuple[int, SolverS
 def unknown_keys(query: Query, features: tuple[str, ...]) -> list[str]:
     """Condition keys that are not (visible) features: they match nothing."""
     return [key for key, _op, _value in query.conditions if key not in features]
+
+
+def non_numbers(query: Query) -> list[str]:
+    """Comparisons (`<`, `>`, `<=`, `>=`) whose value is not a number: they match nothing."""
+    return [f"{key}{op}{value}" for key, op, value in query.conditions
+            if op in ("<", ">", "<=", ">=") and _num(value) is None]
 
 
 # ---- filtering ------------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ import pytest
 from core.family import get_family
 from core.instance import Instance, Snapshot
 from core.store import SnapshotStore
+from tests.kit.pilot import render_text, settle
+
+__all__ = ["render_text", "settle"]  # the tests import them from here
 
 CASCADE_SNAPSHOT = "cascade-demo"
 MEMBERSHIP_SNAPSHOT = "membership-demo"
@@ -110,39 +113,47 @@ def make_app(workbench: Workbench) -> Callable[..., object]:
     return factory
 
 
-def render_text(app: object) -> str:
-    """The current screen as plain text: what a person would read."""
-    import io
-
-    from rich.console import Console
-
-    width, height = app.size  # type: ignore[attr-defined]
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True,
-                      color_system="truecolor", legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True))  # type: ignore[attr-defined]
-    return console.export_text()
-
-
 @pytest.fixture
 def screen_text() -> Callable[[object], str]:
     return render_text
 
 
-async def settle(pilot: object, rounds: int = 200) -> None:
-    """Wait until no worker is pending or running and the messages they posted are handled.
+# ---- the test-only toy family (tests/kit/toyfamily): a family with no TUI module of its own ---------------
+TOY_SNAPSHOT = "toy-demo"
+TOY_N = 4
+SLOW_VERIFY_S = 10.0  # the toy verifier sleeps this long on an instance whose meta asks for it
 
-    (`wait_for_complete` refuses a worker that is created but not started yet, so those get a turn of
-    the event loop first.)"""
-    from textual.worker import WorkerState
 
-    app = pilot.app  # type: ignore[attr-defined]
-    for _ in range(rounds):
-        await pilot.pause()  # type: ignore[attr-defined]
-        busy = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        if not busy:
-            await pilot.pause()  # type: ignore[attr-defined]
-            return
-        running = [w for w in busy if w.state is WorkerState.RUNNING]
-        if running:
-            await app.workers.wait_for_complete(running)
-    raise AssertionError(f"workers still busy: {list(app.workers)}")
+@dataclass
+class ToyBench:
+    log: Path
+    snapshots: Path
+    instances: list[Instance]  # instances[0] verifies slowly (meta.slow_verify_s)
+
+
+@pytest.fixture
+def toy_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ToyBench:
+    """A log database holding a toy snapshot (the user's own, as `snapshot import` would make it) and no
+    bundled snapshots; the first instance's verifier takes SLOW_VERIFY_S."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for var in ("SEMBENCH_CONFIG", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+                "OLLAMA_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    family = get_family("toysum")
+    made = list(family.generate(family.resolve_params("toy-small"), SEED, TOY_N))
+    slow = made[0].model_copy(update={"id": "", "meta": {**made[0].meta, "slow_verify_s": SLOW_VERIFY_S}})
+    instances = [slow.with_content_id(), *made[1:]]
+    log = tmp_path / "log.db"
+    write_snapshot(log, TOY_SNAPSHOT, "toysum", "toy-small", instances)
+    return ToyBench(log=log, snapshots=tmp_path / "no-bundled.db", instances=instances)
+
+
+@pytest.fixture
+def make_toy_app(toy_bench: ToyBench) -> Callable[..., object]:
+    from tui.app import SembenchApp
+
+    def factory(clock: Callable[[], float] | None = None) -> SembenchApp:
+        kwargs = {"clock": clock} if clock is not None else {}
+        return SembenchApp(db=toy_bench.log, snapshots=toy_bench.snapshots, **kwargs)
+
+    return factory

@@ -17,13 +17,14 @@ from core.runner import RunConfig, create_run
 from core.store import LogStore, SnapshotStore
 from tui.app import SembenchApp
 from tui.data import Row, filter_rows, parse_query, sort_rows
+from tui.families import view_for
+from tui.families.cascade import CascadeStepper, matches
+from tui.families.membership import MembershipStepper, probe_text
 from tui.screens.browser import BrowserScreen
 from tui.screens.help import HelpScreen
 from tui.screens.runs import RunsScreen
 from tui.widgets.plot import bar
-from tui.widgets.steppers import GenericStepper, stepper_class
-from tui.widgets.steppers.cascade import CascadeStepper, matches
-from tui.widgets.steppers.membership import MembershipStepper, probe_text
+from tui.widgets.steppers import SourceStepper
 from tui.widgets.table import VirtualTable
 
 BIG = 10_000
@@ -53,9 +54,9 @@ def test_query_filters_and_sorting() -> None:
 
 
 def test_registries_and_renderers() -> None:
-    assert stepper_class("cascade") is CascadeStepper
-    assert stepper_class("membership") is MembershipStepper
-    assert stepper_class("no-such-family") is GenericStepper
+    assert view_for("cascade").stepper is CascadeStepper
+    assert view_for("membership").stepper is MembershipStepper
+    assert view_for("no-such-family").stepper is SourceStepper
     assert matches("abab", "ab") == [(0, 2), (2, 4)] and matches("aaa", "aa") == [(0, 2)]
     text = probe_text([1, [2, [3]], 4], [1, 1])
     assert text.plain == "[1, [2, [3]], 4]"

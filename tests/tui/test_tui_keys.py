@@ -15,12 +15,12 @@ from core.attempts import AttemptRecord
 from core.family import get_family
 from core.runner import RunConfig, create_run
 from core.store import LogStore
+from tui.families.membership import LINE_STYLE, code_syntax
 from tui.screens.browser import BrowserScreen
 from tui.screens.help import HELP, HelpScreen
 from tui.screens.instance import InstanceScreen
 from tui.screens.runs import RunsScreen
-from tui.widgets.solve import HUMAN_HINTS, HumanClock, solver_options
-from tui.widgets.steppers.membership import LINE_STYLE, code_syntax
+from tui.widgets.solve import HumanClock, solver_options
 from tui.widgets.table import VirtualTable
 
 
@@ -114,9 +114,10 @@ async def test_human_clock_counts_active_time_and_hides_the_answer(make_app, wor
         await pilot.press("3")
         assert screen.panel.stream_text
         screen.query_one("#solver", Select).value = "human"
-        await pilot.pause()
+        await settle(pilot)  # the change is a message; its handler moves the focus (a deferred call)
         editor = screen.query_one("#human-answer", TextArea)
-        assert app.focused is editor and editor.text == "" and editor.placeholder == HUMAN_HINTS["membership"][1]
+        assert editor.text == "" and editor.placeholder == get_family("membership").answer_placeholder
+        assert app.focused is editor, app.focused
         assert screen.panel.stream_text == "" and screen.has_class("-answering")
         # Step and Verdict show nothing of the answer while the attempt is in progress.
         await pilot.press("escape", "2")
@@ -308,6 +309,9 @@ async def test_solver_filter_history_run_and_family_column(make_app, workbench) 
         assert [str(c.label) for c in snapshots.columns.values()][:2] == ["name", "family"]
         browser.load_snapshot(MEMBERSHIP_SNAPSHOT)
         browser.set_status("attempted")
+        await pilot.pause()
+        assert {r.id for r in browser.view} == {tried.id}  # by default, models and people only
+        browser.set_solver("*")
         await pilot.pause()
         assert {r.id for r in browser.view} == {solved.id, tried.id}
         browser.set_solver("human")

@@ -14,6 +14,7 @@ from textual.widgets import Input, Select, TabbedContent
 from core.family import get_family
 from tests.models.fakeserver import FakeServer, Fault, Reply
 from tui.messages import SolveDelta
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.instance import InstanceScreen
 
 MODEL = "fake-model"
@@ -144,20 +145,23 @@ async def test_cancel_a_streaming_request(make_app, workbench, server) -> None:
         assert not screen.panel.running
         assert "cancelled" in render_text(app)
         assert app.workspace.log.attempts(instance_id=instance.id) == []
-        # Leaving the instance while a request streams cancels it too (no thread left behind).
+        # Leaving the instance while a request streams asks first (issue 9, item 14); saying yes cancels it
+        # (no thread left behind, nothing recorded).
         first_delta.clear()
         await pilot.press("ctrl+s")
         await asyncio.wait_for(first_delta.wait(), timeout=20)
         app.screen.set_focus(None)
         await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert app.screen is screen and screen.panel.running  # still streaming
+        await pilot.press("escape", "y")
         await settle(pilot)
         assert not isinstance(app.screen, InstanceScreen)
         assert app.workspace.log.attempts(instance_id=instance.id) == []
 
 
 async def test_quitting_with_a_request_in_flight_asks_first(make_app, workbench, server) -> None:
-    from tui.screens.confirm import ConfirmScreen
-
     instance = workbench.membership[4]
     first_delta, hook = slow_stream(server)
     app = make_app()

@@ -7,11 +7,11 @@ from __future__ import annotations
 from conftest import CASCADE_N, MEMBERSHIP_N, MEMBERSHIP_SNAPSHOT, SIZE, FakeClock, render_text, settle
 from textual.widgets import DataTable, Select, TabbedContent, TextArea
 
+from core.family import get_family
+from tui.families.cascade import CascadeStepper
+from tui.families.membership import MembershipStepper
 from tui.screens.browser import BrowserScreen
 from tui.screens.instance import InstanceScreen
-from tui.widgets.solve import HUMAN_HINTS
-from tui.widgets.steppers.cascade import CascadeStepper
-from tui.widgets.steppers.membership import MembershipStepper
 from tui.widgets.table import VirtualTable
 
 
@@ -90,7 +90,7 @@ async def test_browse_step_solve_baseline_and_human(make_app, workbench) -> None
         await pilot.pause()
         editor = screen.query_one("#human-answer", TextArea)
         assert app.focused is editor  # choosing human puts the cursor in the editor
-        assert editor.text == HUMAN_HINTS["cascade"][0]  # the answer's format, nothing of the answer
+        assert editor.text == get_family("cascade").answer_template  # the answer's format, nothing of the answer
         clock.now += 500.0  # reading the problem before the first keystroke is not on the clock
         editor.text = '```python\ns = s.replace("zz", "y")\n'  # the first edit starts the clock
         await pilot.pause()
@@ -110,7 +110,7 @@ async def test_browse_step_solve_baseline_and_human(make_app, workbench) -> None
         assert human["verdict"] and human["error"] is None and human["status"] != "extraction_error"
         text = render_text(app)
         assert "✗ INCORRECT" in text and "diff" in text and "human time 42.5s" in text
-        assert editor.text == HUMAN_HINTS["cascade"][0]  # ready for the next attempt
+        assert editor.text.endswith('s = s.replace("zz", "y")\n```')  # the sent answer stays, to correct
 
         # History lists both; re-opening the baseline one shows it in Verdict and Step.
         await pilot.press("5")
@@ -125,10 +125,18 @@ async def test_browse_step_solve_baseline_and_human(make_app, workbench) -> None
         await pilot.press("2")
         assert stepper.trace is not None and stepper.trace.reference is not None
 
-        # Back in the browser the instance is marked solved (a worker re-reads the log), and the filter finds it.
+        # Back in the browser the instance is marked solved by the baseline (a worker re-reads the log), and
+        # the filter finds it; by default (models and people) it is not solved: the human answer was wrong.
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
+        browser.set_status("solved")
+        await pilot.pause()
+        assert browser.view == []
+        browser.set_status("attempted")
+        await pilot.pause()
+        assert [r.id for r in browser.view] == [instance.id]
+        browser.set_solver("baseline")
         browser.set_status("solved")
         await pilot.pause()
         assert [r.id for r in browser.view] == [instance.id]

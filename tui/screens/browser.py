@@ -1,6 +1,10 @@
 """The browser: snapshots (bundled and the user's), then the instances of one in a virtual table,
-sortable and filterable by family, feature values, solved/unsolved/attempted (by any solver or one) and
-free text. Search sees the instance id and the family's visible features only: never a spoiler.
+sortable and filterable by family, feature values, solved/unsolved/attempted and free text. Search sees
+the instance id and the family's visible features only: never a spoiler.
+
+Solved and attempted count models and people by default (never the oracle, which replays the ground
+truth, nor the family's own baseline); the solver menu narrows them to one solver or widens them to every
+solver but the oracle.
 
 Which instances were attempted and solved comes from the whole log database, which can hold hundreds of
 thousands of attempts: a worker reads it (and only when something was written since), never the UI thread.
@@ -18,15 +22,19 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from core.family import all_families
 from core.instance import Snapshot
 from tui.data import (
-    ANY_SOLVER,
+    ANY_BUT_ORACLE,
+    ORACLE,
+    PEOPLE_AND_MODELS,
     STATUSES,
     Cells,
     Row,
     SnapshotTable,
     filter_rows,
     load_table,
+    non_numbers,
     parse_query,
     read_summary,
+    scope_label,
     solvers_in,
     sort_rows,
     summary_for,
@@ -53,7 +61,7 @@ class BrowserScreen(SembenchScreen):
         Binding("s", "sort_next", "Sort"),
         Binding("S", "sort_reverse", "Reverse"),
         Binding("o", "focus_snapshots", "Snapshots"),
-        Binding("b", "toggle_pane", "Pane", show=False),
+        Binding("b", "toggle_pane", "Pane"),
         Binding("escape", "clear_search", "Clear", show=False),
     ]
 
@@ -64,7 +72,7 @@ class BrowserScreen(SembenchScreen):
         self.view: list[Row] = []
         self.sort_column: str | None = None
         self.sort_reverse = False
-        self.solver = ANY_SOLVER
+        self.solver = PEOPLE_AND_MODELS
         self.summary_loading = False
         self._summary_again = False
 
@@ -79,7 +87,7 @@ class BrowserScreen(SembenchScreen):
                 with Horizontal(id="filters"):
                     yield Input(placeholder="search: words, feature=value, feature>=3 …", id="search")
                     yield Select([(s, s) for s in STATUSES], value="all", allow_blank=False, id="status-filter")
-                    yield Select([], prompt="any solver", id="solver-filter")
+                    yield Select([], prompt=scope_label(PEOPLE_AND_MODELS), id="solver-filter")
                 yield Static("", id="table-info")
                 yield VirtualTable(id="instances")
         yield Footer()
@@ -148,19 +156,20 @@ class BrowserScreen(SembenchScreen):
 
     def _fill_solvers(self) -> None:
         select = self.query_one("#solver-filter", Select)
-        solvers = solvers_in(self.app.summary or {})
+        solvers = [s for s in solvers_in(self.app.summary or {}) if s != ORACLE]  # the oracle never counts
+        options = [(scope_label(ANY_BUT_ORACLE), ANY_BUT_ORACLE), *((s, s) for s in solvers)]
         current = select.value
         with self.prevent(Select.Changed):
-            select.set_options([(s, s) for s in solvers])
-            if isinstance(current, str) and current in solvers:
+            select.set_options(options)
+            if isinstance(current, str) and current in {value for _, value in options}:
                 select.value = current
             else:
-                self.solver = ANY_SOLVER
+                self.solver = PEOPLE_AND_MODELS
 
     @on(Select.Changed, "#solver-filter")
     def _solver_changed(self) -> None:
         value = self.query_one("#solver-filter", Select).value
-        self.solver = value if isinstance(value, str) else ANY_SOLVER
+        self.solver = value if isinstance(value, str) else PEOPLE_AND_MODELS
         self._apply_summary()
 
     def set_solver(self, solver: str) -> None:
@@ -260,12 +269,14 @@ class BrowserScreen(SembenchScreen):
             info.append(" · reading attempts…", style="dim italic")
         else:
             info.append(f" · solved {solved}, attempted {tried}", style="dim")
-            if self.solver:
-                info.append(f" by {self.solver}", style="yellow")
+            if self.solver:  # the default scope (models and people) is what the menu above says
+                info.append(f" by {scope_label(self.solver)}", style="yellow")
         if self.sort_column:
             info.append(f" · sorted by {self.sort_column} {'▼' if self.sort_reverse else '▲'}", style="dim")
         if self.status_filter != "all":
             info.append(f" · showing {self.status_filter}", style="yellow")
+        for bad in non_numbers(query):
+            info.append(f" · {bad}: not a number, so it matches nothing", style="bold red")
         unknown = unknown_keys(query, self.table.features)
         if unknown:
             info.append(f" · no feature {', '.join(repr(k) for k in unknown)} (searchable: "

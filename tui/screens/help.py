@@ -23,19 +23,28 @@ HELP = """\
 | `b` | fold the snapshot pane away (or back) |
 | `r` | runs |
 
-The solver menu beside the filter counts one solver's attempts only ("solved by baseline"). Search never
-sees features that give the answer away (membership's label).
+Solved and attempted count models and people by default: never the oracle (it replays the ground truth)
+nor the family's own baseline. The solver menu beside the filter counts one solver only ("solved by
+baseline") or every solver but the oracle. Search never sees features that give the answer away
+(membership's label); a comparison with a value that is not a number (`depth>=abc`) says so.
 
-**Instance** — tabs `1` Problem, `2` Step, `3` Solve, `4` Verdict, `5` History; `escape` goes back.
+**Instance** — tabs `1` Problem, `2` Step, `3` Solve, `4` Verdict, `5` History (from anywhere but a text
+field); `escape` leaves a text field, then goes back. Leaving while a request runs asks first; an answer
+you typed and did not send is kept, with its clock, for when you come back.
 
 | key | action |
 |---|---|
 | `n` `p` (or → ←) | next / previous step |
 | `g` `G` | first / last step |
 | `space` | play / pause |
-| `a` | switch between the ground truth and the opened attempt's answer |
+| `a` | switch between the ground truth and the opened attempt's answer (beside the ground truth) |
+| `s` | the solver picker (Solve tab) |
+| `e` | type: the answer editor or the model name (Solve tab) |
 | `ctrl+s` | send to the chosen solver (Solve tab) |
-| `ctrl+x` | cancel the running request |
+| `ctrl+x` | cancel the running request (while it streams or while its answer is checked) |
+
+The Step tab shows the family's own stepper, or the generic one: the focused source document highlighted
+with the focus marked, the state table and the steps.
 
 *Solve*: pick `baseline` (the family's own solver), `human` (type the answer), a configured model endpoint
 (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST` or the config file: give the model name and
@@ -43,15 +52,20 @@ sampling options, kept for the session) or, last, `oracle` (it shows the answer)
 the verdict, the diff and the model's reasoning appear in Verdict; every attempt is written to the log
 database and listed in History, where `enter` re-opens it in Verdict and Step.
 
-*Human mode*: the editor starts with the answer's format and the problem is shown above it. The clock
-starts at your first keystroke and runs only while the Solve tab is on screen; that active time is
-recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
+*Human mode*: the editor starts with the answer's format and the problem is shown above it; it grows with
+your answer. The clock starts at your first keystroke and runs only while the Solve tab is on screen;
+that active time is recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
+After sending, your answer stays in the editor: edit it to make a new attempt.
+
+The answer is checked (extracted and verified) in the background: a slow verifier never freezes the
+workbench, and `ctrl+x` cancels it.
 
 **Runs** (`r`) — batch runs in the log database (`sembench run …`), their state (running, stale when the
 process is gone, finished) and live progress while another process writes them; the highlighted run's
 metrics by difficulty feature and a plot. `R` refreshes, `escape` or `q` goes back.
 
-Anywhere: `ctrl+p` command palette, `?` (or `f1`) this help, `q` quit (it asks first while a request runs).
+Anywhere: `ctrl+p` command palette, `?` (or `f1`) this help, `q` quit (it asks first while a request runs
+or an answer typed by hand is unsent).
 """
 
 

@@ -1,14 +1,23 @@
 """One instance, in tabs: Problem, Step, Solve, Verdict, History.
 
-Solving runs in a thread worker with its own event loop (model requests, local solvers, extraction and
-verification all happen there), so the UI never blocks; the worker posts deltas and the finished record
-back, and the attempt is written to the log database here, on the UI thread that owns the connection.
+The family's views come from `tui.families.view_for` (its own module, else the generic ones).
+
+Solving runs in a thread worker with its own event loop (model requests, local solvers), and the answer is
+checked (extracted, verified, traced) in a further thread, so the UI and the stream never wait for a
+verifier, however slow, and ctrl+x cancels at any point; the worker posts deltas, the checking phase and
+the finished record back, and the attempt is written to the log database here, on the UI thread that owns
+the connection.
+
+Leaving the instance while a request runs asks first; an unsent human answer is kept (with its clock) for
+when the user comes back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -18,23 +27,35 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 
-from core.attempts import AttemptRecord, attempt, record_from
+from core.attempts import AttemptRecord, record_from
 from core.family import Family
 from core.instance import Instance
 from core.solvers import FixedSolver, SolveResult, is_model_spec, make_solver
+from core.store import now_iso
 from core.trace import Trace
 from tui.data import AttemptView, fmt_seconds, short_time
+from tui.families import view_for
 from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, TraceReady
 from tui.screens.base import SembenchScreen
 from tui.widgets.diff import verdict_renderable
-from tui.widgets.problem import meta_line, prompt_renderable, structured_view
-from tui.widgets.solve import HUMAN, CancelRequest, HumanProgress, SolvePanel, SolveRequest
-from tui.widgets.steppers import StepperView, stepper_class
+from tui.widgets.problem import meta_line, prompt_renderable
+from tui.widgets.solve import (
+    HUMAN,
+    AnswerFormat,
+    CancelRequest,
+    Draft,
+    HumanProgress,
+    SolvePanel,
+    SolvePhase,
+    SolveRequest,
+)
+from tui.widgets.steppers import StepperView
 
 TABS = ("problem", "step", "solve", "verdict", "history")
 TITLES = {"problem": "1 Problem", "step": "2 Step", "solve": "3 Solve", "verdict": "4 Verdict", "history": "5 History"}
 STEP_ACTIONS = {"step", "toggle_trace"}
-SOLVE_ACTIONS = {"send", "cancel"}
+SOLVE_ACTIONS = {"send", "pick_solver", "edit_answer"}
+TABS_GROUP = Binding.Group("Tabs", compact=True)
 HIDDEN = "hidden while you answer — submit or abandon first (Solve tab: send with ctrl+s, or pick another solver)"
 
 
@@ -51,11 +72,12 @@ def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
 class InstanceScreen(SembenchScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("1", "show_tab('problem')", "Problem", show=False),
-        Binding("2", "show_tab('step')", "Step", show=False),
-        Binding("3", "show_tab('solve')", "Solve", show=False),
-        Binding("4", "show_tab('verdict')", "Verdict", show=False),
-        Binding("5", "show_tab('history')", "History", show=False),
+        # Digits switch tabs from every widget that does not take them as text (all but the text fields).
+        Binding("1", "show_tab('problem')", "Problem", group=TABS_GROUP),
+        Binding("2", "show_tab('step')", "Step", group=TABS_GROUP),
+        Binding("3", "show_tab('solve')", "Solve", group=TABS_GROUP),
+        Binding("4", "show_tab('verdict')", "Verdict", group=TABS_GROUP),
+        Binding("5", "show_tab('history')", "History", group=TABS_GROUP),
         Binding("n", "step('next')", "Next"),
         Binding("p", "step('previous')", "Prev"),
         Binding("right", "step('next')", "Next", show=False),
@@ -64,6 +86,8 @@ class InstanceScreen(SembenchScreen):
         Binding("G", "step('last')", "Last"),
         Binding("space", "step('play')", "Play/pause"),
         Binding("a", "toggle_trace", "Answer/truth"),
+        Binding("s", "pick_solver", "Solver"),
+        Binding("e", "edit_answer", "Type"),
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
@@ -75,6 +99,7 @@ class InstanceScreen(SembenchScreen):
         self.family = family
         self.instance = instance
         self.snapshot = snapshot
+        self.view = view_for(family.id)
         self.initial_tab = tab if tab in TABS else "problem"
         self.truth: Trace | None = None
         self.answer_trace: tuple[Trace, str] | None = None
@@ -83,7 +108,12 @@ class InstanceScreen(SembenchScreen):
         self.history: list[dict[str, Any]] = []
         self._solve_cancel: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
         self._solve_lock = threading.Lock()
+        self._leaving = False
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
+
+    @property
+    def draft_key(self) -> str:
+        return f"{self.snapshot or ''}\x00{self.instance.id}"
 
     # -- layout ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -101,13 +131,15 @@ class InstanceScreen(SembenchScreen):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="step-hidden", classes="answer-hidden")
                 yield Static("", id="step-source", classes="spoiler")
                 with VerticalScroll(id="step-scroll", classes="spoiler"):
-                    yield stepper_class(self.family.id)(self.instance, id="stepper")
+                    assert self.view.stepper is not None
+                    yield self.view.stepper(self.instance, family=self.family, id="stepper")
             with TabPane(TITLES["solve"], id="solve"):
                 endpoints, error = endpoint_list()
                 self._endpoint_error = error
+                draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
                 yield SolvePanel(sorted(self.family.local_solvers()), endpoints, self.app.clock,
-                                 family_id=self.family.id, problem=self._structured(),
-                                 prefs=self.app.solve_prefs, id="solve-panel")
+                                 answer_format=AnswerFormat.of(self.family), problem=self._structured(),
+                                 prefs=self.app.solve_prefs, draft=draft, id="solve-panel")
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
                 with VerticalScroll(id="verdict-scroll", classes="spoiler"):
@@ -119,9 +151,10 @@ class InstanceScreen(SembenchScreen):
 
     def _structured(self) -> Any:
         try:
-            return structured_view(self.family.id, self.instance)
+            assert self.view.problem is not None
+            return self.view.problem(self.family, self.instance, self.truth)
         except Exception as exc:  # a view bug shows as text, not a crash
-            return Text(f"cannot render the structured view: {exc}", style="red")
+            return Text(f"cannot render the structured view: {type(exc).__name__}: {exc}", style="red")
 
     def _prompt(self) -> Any:
         try:
@@ -131,11 +164,13 @@ class InstanceScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        table.add_columns("#", "when", "solver", "run", "source", "verdict", "score", "time", "error")
+        table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
         self.refresh_history()
         self.compute_truth()
         if self._endpoint_error:
             self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8)
+        if self.panel.draft is not None:
+            self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.")
         self.panel.set_shown(self.initial_tab == "solve")
         self._focus_tab(self.initial_tab)
 
@@ -165,7 +200,7 @@ class InstanceScreen(SembenchScreen):
 
     @property
     def busy(self) -> bool:
-        """A request is in flight (quitting asks first)."""
+        """A request is in flight (quitting and leaving ask first)."""
         return self.panel.running
 
     @property
@@ -173,6 +208,8 @@ class InstanceScreen(SembenchScreen):
         return self.panel.answering
 
     def _focus_tab(self, tab: str) -> None:
+        """Focus the tab's main widget; never a text field (the Solve tab focuses the solver picker: `e`
+        goes to the entry), so digits and the global keys keep working."""
         target = {
             "step": "#stepper", "solve": "#solver", "history": "#history-table", "verdict": "#verdict-scroll",
             "problem": "#problem-scroll",
@@ -180,9 +217,6 @@ class InstanceScreen(SembenchScreen):
         if tab in ("step", "verdict") and self.answering:
             target = None
             self.query_one("#tabs", TabbedContent).query_one(Tabs).focus()
-        if tab == "solve":  # a solver remembered from the last instance: type straight away
-            target = None
-            self.panel.focus_entry()
         if target:
             try:
                 self.query_one(target).focus()
@@ -190,14 +224,11 @@ class InstanceScreen(SembenchScreen):
                 pass
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in STEP_ACTIONS:
-            if self.active_tab != "step" or self.answering:
-                return False
-            if action == "toggle_trace" and self.answer_trace is None:
-                return False
+        if action in STEP_ACTIONS and (self.active_tab != "step" or self.answering):
+            return False
         if action in SOLVE_ACTIONS and self.active_tab != "solve":
             return False
-        if action == "cancel" and not self.panel.running:
+        if action == "cancel" and not self.panel.running:  # from any tab while a request runs
             return False
         return True
 
@@ -219,18 +250,59 @@ class InstanceScreen(SembenchScreen):
                 self.stepper.playing = False
             self.refresh_bindings()
 
+    # -- leaving -----------------------------------------------------------------------------------
+    def keep_draft(self) -> None:
+        """An unsent human answer (and its clock) waits in the app for the user's return."""
+        try:
+            draft = self.panel.current_draft()
+        except Exception:  # already torn down
+            return
+        if draft is not None:
+            self.app.drafts[self.draft_key] = draft
+        else:
+            self.app.drafts.pop(self.draft_key, None)
+
+    def leave(self, then: Callable[[], object]) -> None:
+        """Leave the instance: a running request asks first (leaving cancels it); a human draft is kept."""
+        from tui.screens.confirm import ConfirmScreen
+
+        def go() -> None:
+            self.keep_draft()
+            self.action_cancel()
+            then()
+
+        if not self.panel.running:
+            go()
+            return
+        if self._leaving:
+            return
+        self._leaving = True
+
+        def answered(yes: bool | None) -> None:
+            self._leaving = False
+            if yes:
+                go()
+
+        spec = self.panel._spec or "a solver"
+        self.app.push_screen(ConfirmScreen(f"A request to {spec} is still running. Leave this instance anyway "
+                                           "(the request is cancelled and nothing is recorded)?"), answered)
+
     # -- actions ---------------------------------------------------------------------------------
     def action_back(self) -> None:
         if isinstance(self.focused, Input | TextArea):  # leave the editor first: escape never loses typing
             self.query_one("#tabs", TabbedContent).query_one(Tabs).focus()
             return
-        if self.panel.running:
-            self.action_cancel()
-        self.app.pop_screen()
+        self.leave(self.app.pop_screen)
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
         self._focus_tab(tab)
+
+    def action_pick_solver(self) -> None:
+        self.panel.focus_picker(open_it=True)
+
+    def action_edit_answer(self) -> None:
+        self.panel.focus_entry()
 
     def step_truth_from_start(self) -> None:
         """The ground truth, from its first step (the command palette's "Step the ground truth")."""
@@ -245,7 +317,8 @@ class InstanceScreen(SembenchScreen):
 
     def action_toggle_trace(self) -> None:
         if self.answer_trace is None:
-            self.notify("No attempt to step yet: solve, or open one from History.")
+            self.notify("No attempt is open to step beside the ground truth: solve one (3) or open one from "
+                        "History (5, enter).", severity="warning")
             return
         if self.showing == "truth":
             self._show_answer_trace()
@@ -278,8 +351,30 @@ class InstanceScreen(SembenchScreen):
             return
         self.showing = "answer"
         trace, label = self.answer_trace
+        if trace.reference is None and self.truth is not None:
+            # A family whose answer trace does not carry the reference: the ground truth's goes beside it.
+            trace = trace.model_copy(update={"reference": self.truth})
         self.stepper.show(trace, label)
         self._update_step_source()
+
+    def _verdict_line(self) -> Text:
+        view = self.current
+        text = Text()
+        if view is None:
+            return text
+        if view.error:
+            text.append(f"  {view.title}: error ({view.error_kind})", style="bold red")
+        elif view.correct:
+            text.append(f"  {view.title}: ✓ correct", style="bold green")
+        else:
+            text.append(f"  {view.title}: ✗ incorrect", style="bold red")
+        verdict = view.verdict
+        if verdict is not None:
+            text.append(f" · {verdict.status} · score {verdict.score:.3f}", style="dim")
+            if verdict.explanation:
+                why = verdict.explanation if len(verdict.explanation) <= 160 else verdict.explanation[:159] + "…"
+                text.append(f"\n  {why}", style="italic")
+        return text
 
     def _update_step_source(self) -> None:
         text = Text()
@@ -289,8 +384,11 @@ class InstanceScreen(SembenchScreen):
         else:
             text.append("the ground truth", style="bold")
             if self.answer_trace is not None:
-                text.append(f"  (a: {self.answer_trace[1]})", style="dim")
+                text.append(f"  (a: {self.answer_trace[1]} beside it)", style="dim")
         text.append("   n/p next/prev · g/G first/last · space play", style="dim")
+        if self.showing == "answer":
+            text.append("\n")
+            text.append_text(self._verdict_line())
         self.query_one("#step-source", Static).update(text)
         self.refresh_bindings()
 
@@ -309,8 +407,14 @@ class InstanceScreen(SembenchScreen):
             self.query_one("#step-source", Static).update(Text(f"no trace: {message.error}", style="red"))
             return
         self.truth = message.trace
+        # A family view may use the trace for what it cannot compute cheaply (e.g. rendered code).
+        structured = self._structured()
+        self.query_one("#structured", Static).update(structured)
+        self.query_one("#human-problem-view", Static).update(self._structured())
         if self.showing == "truth":
             self._show_truth()
+        elif self.answer_trace is not None:
+            self._show_answer_trace()
 
     # -- solving ---------------------------------------------------------------------------------
     def on_solve_request(self, message: SolveRequest) -> None:
@@ -327,14 +431,28 @@ class InstanceScreen(SembenchScreen):
 
     @work(thread=True, group="solve", exit_on_error=False)
     def solve(self, spec: str, text: str | None, human_time_s: float | None, options: dict[str, Any]) -> None:
-        """Run one attempt on a private event loop in this thread; post the outcome back."""
+        """Run one attempt on a private event loop in this thread: the solver, then the check (extraction,
+        verification, the answer's trace) in a further thread, so ctrl+x cancels a slow verifier too.
+        The same steps as `core.attempts.attempt`, with the check phase made visible and cancellable."""
         family, instance = self.family, self.instance
         loop = asyncio.new_event_loop()
 
         def on_delta(kind: str, chunk: str) -> None:
             self.post_message(SolveDelta(kind, chunk))
 
-        async def run() -> AttemptRecord:
+        def check(solver_spec: str, result: SolveResult, prompt: dict[str, Any],
+                  started: str) -> tuple[AttemptRecord, Trace | None]:
+            record = record_from(family, instance, solver_spec, result, prompt=prompt, snapshot=self.snapshot,
+                                 source="tui", human_time_s=human_time_s, started=started)
+            trace = None
+            if record.answer is not None:
+                try:
+                    trace = family.trace(instance, record.answer)
+                except Exception:
+                    trace = None
+            return record, trace
+
+        async def run() -> tuple[AttemptRecord, Trace | None]:
             try:
                 if spec == HUMAN:
                     solver: Any = FixedSolver(text or "", spec=HUMAN, elapsed_s=human_time_s or 0.0)
@@ -345,20 +463,27 @@ class InstanceScreen(SembenchScreen):
                 else:
                     solver = make_solver(spec, family)
             except Exception as exc:  # bad spec, no endpoint, no key: recorded like any failed attempt
-                return self._failed_record(spec, str(exc), "config")
+                return self._failed_record(spec, str(exc), "config"), None
+            started = now_iso()
             try:
-                return await attempt(family, instance, solver, None, snapshot=self.snapshot, source="tui",
-                                     on_delta=on_delta, human_time_s=human_time_s)
+                prompt = family.prompt(instance, family.prompt_styles[0])
+                t0 = time.perf_counter()
+                result = await solver.solve(instance, prompt, on_delta=on_delta)
+                if not result.elapsed_s:
+                    result.elapsed_s = time.perf_counter() - t0
             finally:
                 close = getattr(solver, "aclose", None)
                 if close is not None:
                     await close()
+            self.post_message(SolvePhase("checking"))
+            return await asyncio.to_thread(check, solver.spec, result, prompt.model_dump(), started)
 
         task = loop.create_task(run())
         with self._solve_lock:
             self._solve_cancel = (loop, task)
+        trace: Trace | None = None
         try:
-            record = loop.run_until_complete(task)
+            record, trace = loop.run_until_complete(task)
         except asyncio.CancelledError:
             self.post_message(SolveCancelled(spec))
             return
@@ -369,12 +494,6 @@ class InstanceScreen(SembenchScreen):
                 self._solve_cancel = None
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
-        trace = None
-        if record.answer is not None:
-            try:
-                trace = family.trace(instance, record.answer)
-            except Exception:
-                trace = None
         self.post_message(SolveDone(record, trace))
 
     def _failed_record(self, spec: str, error: str, kind: str) -> AttemptRecord:
@@ -388,8 +507,14 @@ class InstanceScreen(SembenchScreen):
     def on_solve_delta(self, message: SolveDelta) -> None:
         self.panel.delta(message.kind, message.text)
 
+    def on_solve_phase(self, message: SolvePhase) -> None:
+        message.stop()
+        if self.panel.running:
+            self.panel.checking()
+
     def on_solve_cancelled(self, message: SolveCancelled) -> None:
-        self.panel.finished(Text(f"cancelled {message.spec}", style="yellow"))
+        self.panel.finished(Text(f"cancelled {message.spec}: nothing recorded", style="yellow"),
+                            human=message.spec == HUMAN, sent=False)
         self.notify(f"Request to {message.spec} cancelled.", severity="warning")
 
     def on_solve_done(self, message: SolveDone) -> None:
@@ -424,7 +549,7 @@ class InstanceScreen(SembenchScreen):
     def show_attempt(self, view: AttemptView, trace: Trace | None) -> None:
         self.current = view
         try:
-            shown = verdict_renderable(view)
+            shown = verdict_renderable(view, self.family, self.view)
         except Exception as exc:  # a verdict written by another version: say so, do not crash
             shown = Text(f"cannot show {view.title}: {type(exc).__name__}: {exc}", style="red")
         self.query_one("#verdict-view", Static).update(shown)
@@ -445,14 +570,14 @@ class InstanceScreen(SembenchScreen):
             elif row.get("correct"):
                 verdict = Text("✓ correct", style="green")
             else:
-                verdict = Text(f"✗ {row.get('status') or 'incorrect'}", style="red")
+                verdict = Text("✗ incorrect", style="red")
             score = row.get("score")
             time_s = row.get("human_time_s") if row.get("human_time_s") is not None else row.get("elapsed_s")
             table.add_row(
                 str(row["id"]), short_time(row.get("started")), row.get("solver") or "", row.get("run_id") or "",
-                row.get("source") or "",
-                verdict, "" if score is None else f"{score:.3f}", fmt_seconds(time_s),
-                (row.get("error") or "")[:40], key=str(row["id"]),
+                row.get("source") or "", verdict, Text(row.get("status") or "", style="dim"),
+                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), (row.get("error") or "")[:40],
+                key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
             Text(f"{len(self.history)} attempt(s) on this instance · enter: open in Verdict and Step", style="dim")

@@ -75,14 +75,25 @@ def metrics_table(feature: str, groups: dict[str, dict[str, Any]]) -> Table:
     return table
 
 
-def report_renderable(run: dict[str, Any], report: dict[str, Any], plot: str) -> RenderableType:
+def report_renderable(run: dict[str, Any], report: dict[str, Any], plot: str,
+                      live: dict[str, Any] | None = None) -> RenderableType:
+    """The run's head line (from `live`, the runs table's latest counts, so it never lags the progress
+    row), then the metrics, which say how many attempts they cover (they are recomputed at most every
+    REPORT_EVERY_S while a run moves)."""
     counts = report.get("counts", {})
     metrics = report.get("metrics", {})
+    live = live or {}
+    done = live.get("done", counts.get("attempts", 0))
+    total = live.get("total") or counts.get("expected", 0)
     head = Text()
     head.append(f"{run['id']}", style="bold")
     head.append(f"  {run.get('solver')} on {run.get('snapshot')} · {run.get('state') or run.get('status')} · ")
-    head.append(f"{counts.get('attempts', 0)}/{counts.get('expected', 0)} attempts, "
-                f"{counts.get('correct', 0)} correct, {counts.get('errors', 0)} errors", style="dim")
+    head.append(f"{done}/{total} attempts, {live.get('correct', counts.get('correct', 0))} correct, "
+                f"{live.get('errors', counts.get('errors', 0))} errors", style="dim")
+    covered = counts.get("attempts", 0)
+    head.append(f"\nmetrics over {covered} attempt(s)", style="dim")
+    if covered != done:
+        head.append(f" · updating to {done}…", style="yellow")
     overall = metrics.get("overall", {})
     over = Table(title="overall", title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
     over.add_column("metric")
@@ -192,6 +203,8 @@ class RunsScreen(SembenchScreen):
         self._show_info()
         if self.selected is not None:
             run = self.run(self.selected)
+            if self.selected in self._reports:  # the head follows the table at once; the metrics catch up
+                self._render_report(self._reports[self.selected])
             if run is not None and run["done"] != self._shown_done.get(self.selected):
                 self._maybe_start_report()
 
@@ -217,7 +230,8 @@ class RunsScreen(SembenchScreen):
         if ids == current:
             for run in self.runs:
                 for (_, column), cell in zip(COLUMNS, self._cells(run), strict=True):
-                    table.update_cell(run["id"], column, cell)
+                    # the column widens when a cell outgrows it ("running" -> "finished")
+                    table.update_cell(run["id"], column, cell, update_width=True)
             return
         table.clear()
         for run in self.runs:
@@ -300,7 +314,9 @@ class RunsScreen(SembenchScreen):
             data = load_run_data(ws, run_id)
             report = report_run(data)
             feature, series = accuracy_series(data)
-            plot = terminal_plot({run_id: series}, feature, width=PLOT_WIDTH, height=PLOT_HEIGHT) if series else ""
+            # One line, named by the head above: no legend (plotext draws it over the top left, where an
+            # accuracy of 1.0 is).
+            plot = terminal_plot({"": series}, feature, width=PLOT_WIDTH, height=PLOT_HEIGHT) if series else ""
             self.post_message(RunReport(run_id, done, data.run, report, plot, None))
         except Exception as exc:
             self.post_message(RunReport(run_id, done, {}, {}, "", f"{type(exc).__name__}: {exc}"))
@@ -322,6 +338,6 @@ class RunsScreen(SembenchScreen):
             return
         run = {**message.run, "state": self.states.get(message.run_id) or message.run.get("status")}
         try:
-            view.update(report_renderable(run, message.report, message.plot))
+            view.update(report_renderable(run, message.report, message.plot, self.run(message.run_id)))
         except Exception as exc:  # an unexpected report shape is shown, never a crash
             view.update(Text(f"cannot render the report of {message.run_id}: {exc}", style="red"))

@@ -1,9 +1,12 @@
-"""The verdict and its diff: expected vs got row by row, the differing parts marked, the explanation."""
+"""The verdict and its diff: expected vs got row by row, the differing parts marked, the explanation.
+
+The extracted answer and the diff are drawn by the family's view when it has its own (`tui.families`),
+else by the generic ones here."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -12,11 +15,17 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from core.verdict import Verdict
 from tui.data import AttemptView, fmt_seconds
+
+if TYPE_CHECKING:
+    from core.family import Family
+    from tui.families import FamilyView
 
 EXPECTED_STYLE = "bold black on green"
 GOT_STYLE = "bold white on red"
 RESPONSE_CHARS = 4000
+ANSWER_CHARS = 600
 
 
 def marked(text: str, spans: list[Any], style: str) -> Text:
@@ -50,52 +59,60 @@ def diff_table(rows: list[Any]) -> Table:
     return table
 
 
-def cascade_answer(value: Any) -> Text | None:
-    """The programs of the last code block, one per line, invalid ones marked."""
-    block = value.get("last") if isinstance(value, dict) else None
-    programs = block.get("programs") if isinstance(block, dict) else value if isinstance(value, list) else None
-    if not isinstance(programs, list):
-        return None
-    text = Text()
-    for i, program in enumerate(programs):
-        if isinstance(program, dict):
-            source = str(program.get("source") or f"replace({program.get('lhs')!r}, {program.get('rhs')!r})")
-            valid = program.get("valid", True)
-        else:
-            source, valid = str(program), True
-        text.append(f"{i + 1:>2}. {source}", style="" if valid else "red strike")
-        if not valid:
-            text.append(f"  (invalid: {program.get('error')})", style="red")
-        text.append("\n")
-    text.rstrip()
-    return text if programs else Text("(no programs: the identity cascade)", style="dim")
+def generic_answer(family: Family | None, value: Any) -> RenderableType:
+    """An extracted answer's value: text in the family's answer language, fields as a table, else compact
+    JSON (cut)."""
+    language = family.answer_language if family is not None else "text"
+    if isinstance(value, str):
+        if language and language != "text":
+            return Syntax(value[:ANSWER_CHARS], language, theme="ansi_dark", word_wrap=True)
+        return Text(value[:ANSWER_CHARS])
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, show_edge=False)
+        table.add_column(style="bold")
+        table.add_column(overflow="fold")
+        for key, item in value.items():
+            shown = item if isinstance(item, str) else json.dumps(item, default=str)
+            table.add_row(key, shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else ""))
+        return table
+    if value is None or isinstance(value, bool | int | float):
+        return Text(str(value))  # True reads as the answer was written, not as JSON's true
+    blob = json.dumps(value, default=str)
+    return Text(blob if len(blob) <= ANSWER_CHARS else blob[:ANSWER_CHARS] + "…")
 
 
-# How an extracted answer's value reads, per family; others get compact JSON.
-ANSWER_VIEWS = {"cascade": cascade_answer}
+def generic_diff(family: Family | None, verdict: Verdict) -> RenderableType:
+    return diff_table(verdict.diff)
 
 
-def answer_text(answer: Any, family: str | None = None) -> Text:
+def answer_text(answer: Any, family: Family | None = None, view: FamilyView | None = None) -> RenderableType:
     if answer is None:
         return Text("no answer extracted", style="dim")
     if not answer.ok:
         return Text(f"extraction failed ({answer.error}): {answer.message}", style="red")
-    value = answer.value
-    view = ANSWER_VIEWS.get(family or "")
-    if view is not None:
+    if view is not None and view.answer is not None and view.answer is not generic_answer:
         try:
-            shown = view(value)
+            shown = view.answer(family, answer.value)
+        except Exception:  # a view that does not understand this value: the generic rendering
+            shown = None
+        if shown is not None:
+            return shown
+    return generic_answer(family, answer.value)
+
+
+def diff_renderable(verdict: Verdict, family: Family | None = None, view: FamilyView | None = None) -> RenderableType:
+    if view is not None and view.diff is not None and view.diff is not generic_diff:
+        try:
+            shown = view.diff(family, verdict)
         except Exception:
             shown = None
         if shown is not None:
             return shown
-    blob = value if isinstance(value, str) else json.dumps(value, default=str)
-    if len(blob) > 600:
-        blob = blob[:600] + "…"
-    return Text(blob)
+    return generic_diff(family, verdict)
 
 
-def verdict_renderable(attempt: AttemptView | None) -> RenderableType:
+def verdict_renderable(attempt: AttemptView | None, family: Family | None = None,
+                       view: FamilyView | None = None) -> RenderableType:
     if attempt is None:
         return Text("No verdict yet: solve this instance (Solve tab) or open an attempt from History.",
                     style="dim italic")
@@ -126,7 +143,7 @@ def verdict_renderable(attempt: AttemptView | None) -> RenderableType:
             parts.append(Panel(Text(verdict.explanation), title="why", border_style="blue", title_align="left"))
         if verdict.diff:
             parts.append(Text("diff: expected vs got (differing parts marked)", style="bold underline"))
-            parts.append(diff_table(verdict.diff))
+            parts.append(diff_renderable(verdict, family, view))
     if attempt.reasoning:
         reasoning = attempt.reasoning
         if len(reasoning) > RESPONSE_CHARS:
@@ -134,7 +151,7 @@ def verdict_renderable(attempt: AttemptView | None) -> RenderableType:
         parts.append(Panel(Text(reasoning, style="italic"), title="model reasoning", border_style="magenta",
                            title_align="left"))
     parts.append(Text("extracted answer", style="bold underline"))
-    parts.append(answer_text(attempt.answer, attempt.family))
+    parts.append(answer_text(attempt.answer, family, view))
     if attempt.response:
         shown = attempt.response
         if len(shown) > RESPONSE_CHARS:

@@ -1,28 +1,49 @@
-"""The Problem tab: the prompt as a model sees it (highlighted), and the family's structured view.
+"""The Problem tab: the prompt as a model sees it (highlighted), and the generic view of an instance's payload
+(a family's own view, if any, is in `tui/families/<id>.py`).
 
-Structured views are looked up by family id in `VIEWS`; a family without one gets its payload fields.
+The generic view shows the payload fields: short scalars as a table, code-like strings as highlighted
+panels (in the language a field's name says, else the family's `answer_language`), lists of strings as
+lists, anything else as a pretty-printed structure. It never shows the ground truth, the meta (where
+spoilers live) or a field named like an answer or a spoiler feature.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
 from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.panel import Panel
+from rich.pretty import Pretty
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
 
+from core.family import Family
 from core.instance import Instance
-from core.trace import Prompt
+from core.trace import Prompt, Trace
 
 THEME = "ansi_dark"
-TREE_NODES = 400
 BASE_FIELDS = {"id", "family", "params", "seed", "index", "ground_truth", "meta"}
+# Fields that would give the answer away, whatever a family calls its payload.
+ANSWER_FIELDS = {"answer", "answers", "solution", "solutions", "expected", "expected_answer", "label", "labels",
+                 "oracle", "ground_truth", "reference", "gold", "target_answer"}
+# A field name word that names a language (a pygments lexer).
+LANGUAGE_WORDS = {
+    "python": "python", "py": "python", "haskell": "haskell", "hs": "haskell", "java": "java", "c": "c",
+    "cpp": "cpp", "acsl": "c", "ocaml": "ocaml", "coq": "coq", "lean": "lean", "rust": "rust", "go": "go",
+    "js": "javascript", "javascript": "javascript", "sql": "sql", "json": "json", "yaml": "yaml",
+}
+# A field name word that says "this is code" (in the family's answer language when nothing else says).
+CODE_WORDS = {"code", "source", "src", "program", "programs", "snippet", "snippets", "body", "function",
+              "functions", "definition", "definitions", "context", "dependencies", "deps", "signature",
+              "signatures", "prelude", "header", "contract", "spec", "specs", "module", "class", "method",
+              "file", "files", "imports", "annotations", "declarations", "template"}
+SCALAR_CHARS = 120  # a longer single-line string gets a panel of its own
+LIST_ITEMS = 200
+TEXT_CHARS = 20_000
 
 
 def prompt_renderable(prompt: Prompt) -> RenderableType:
@@ -38,113 +59,109 @@ def prompt_renderable(prompt: Prompt) -> RenderableType:
     return Group(*parts)
 
 
-def cascade_view(instance: Instance) -> RenderableType:
-    inputs = list(getattr(instance, "inputs", []))
-    outputs = list(getattr(instance, "outputs", []))
-    table = Table(title="examples", box=box.SIMPLE_HEAD, title_justify="left", title_style="bold")
-    table.add_column("#", justify="right", style="dim")
-    table.add_column("input")
-    table.add_column("")
-    table.add_column("output")
-    for i, (src, dst) in enumerate(zip(inputs, outputs, strict=False)):
-        table.add_row(str(i + 1), src or "ε", "→", dst or "ε")
-    max_programs = getattr(instance, "max_programs", None)
-    note = Text(f"at most {max_programs()} rules are evaluated", style="dim") if callable(max_programs) else Text("")
-    return Group(table, note)
+def hidden_fields(family: Family | None) -> set[str]:
+    spoilers = set(family.spoiler_features) if family is not None else set()
+    return BASE_FIELDS | ANSWER_FIELDS | spoilers
 
 
-def probe_tree(probe: Any, label: str = "probe") -> Tree:
-    """The probe as a tree: lists are nodes (with their index path), numbers are leaves."""
-    budget = [TREE_NODES]
-
-    def describe(node: Any, path: str) -> str:
-        if isinstance(node, list):
-            return f"{path}  list of {len(node)}"
-        return f"{path} = {json.dumps(node)}"
-
-    tree = Tree(Text(describe(probe, label), style="bold"))
-
-    def add(node: list[Any], parent: Tree, path: str) -> None:
-        for k, child in enumerate(node):
-            if budget[0] <= 0:
-                parent.add(Text("…", style="dim"))
-                return
-            budget[0] -= 1
-            sub = parent.add(describe(child, f"{path}[{k}]"))
-            if isinstance(child, list):
-                add(child, sub, f"{path}[{k}]")
-
-    if isinstance(probe, list):
-        add(probe, tree, "x")
-    return tree
+def language_for(field: str, family: Family | None) -> str | None:
+    """The language a field's text is in: a language its name says (`java_code`, `c_source`), else the
+    family's answer language for a code-like name (`code`, `dependencies`), else None (plain text)."""
+    words = [w for w in re.split(r"[^a-z0-9]+", field.lower()) if w]
+    for word in words:
+        if word in LANGUAGE_WORDS:
+            return LANGUAGE_WORDS[word]
+    if any(word in CODE_WORDS for word in words):
+        language = family.answer_language if family is not None else "text"
+        return language if language and language != "text" else "text"
+    return None
 
 
-def membership_view(instance: Instance) -> RenderableType:
-    code = graded_membership_code(instance)
-    entry = getattr(instance, "entry", "is_member_0")
-    parts: list[RenderableType] = [Text(f"Does {entry}(x) return True for the probe x?", style="bold")]
-    if code != str(getattr(instance, "code", "")):
-        parts.append(Text("the file's `code` differs from its `condition`; shown (and graded) is the condition",
-                          style="bold yellow"))
-    parts += [
-        Panel(Syntax(code, "python", theme=THEME, line_numbers=True), title="code", title_align="left"),
-        probe_tree(getattr(instance, "probe", None), "x"),
-    ]
-    return Group(*parts)
+def is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, bool | int | float) or (
+        isinstance(value, str) and "\n" not in value and len(value) <= SCALAR_CHARS)
 
 
-def graded_membership_code(instance: Instance) -> str:
-    """The code that is evaluated and graded: the file's `code` unless it disagrees with `condition`."""
-    from core.families.membership.render import code_matches, render_code
-
-    code = str(getattr(instance, "code", ""))
-    condition = getattr(instance, "condition", None)
-    if condition is not None and not code_matches(code, condition):
-        return render_code(condition)
-    return code
-
-
-def typeinf_view(instance: Instance) -> RenderableType:
-    payload = instance.payload()
-    parts: list[RenderableType] = []
-    deps = payload.get("dependencies") or payload.get("deps") or payload.get("context")
-    if deps:
-        if isinstance(deps, dict):
-            text = "\n".join(f"{k} :: {v}" for k, v in deps.items())
-        elif isinstance(deps, list):
-            text = "\n".join(d if isinstance(d, str) else json.dumps(d) for d in deps)
-        else:
-            text = str(deps)
-        parts.append(Panel(Syntax(text, "haskell", theme=THEME), title="dependencies", title_align="left"))
-    code = payload.get("code") or payload.get("body") or payload.get("source")
-    if code:
-        parts.append(Panel(Syntax(str(code), "haskell", theme=THEME, line_numbers=True), title="code",
-                           title_align="left"))
-    return Group(*parts) if parts else generic_view(instance)
+def scalar_text(value: Any) -> Text:
+    if value is None:
+        return Text("—", style="dim")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no")
+    if isinstance(value, str):
+        return Text(value if value else "ε", style="" if value else "dim")
+    return Text(str(value))
 
 
-def generic_view(instance: Instance) -> RenderableType:
-    payload = {k: v for k, v in instance.payload().items() if k not in BASE_FIELDS}
+def clip(text: str, limit: int = TEXT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "\n… (cut)"
+
+
+def code_panel(text: str, language: str, title: str) -> Panel:
+    text = text.rstrip("\n")  # a file's final newline is not a line of its own
+    many = "\n" in text
+    return Panel(Syntax(clip(text), language, theme=THEME, line_numbers=many, word_wrap=True), title=title,
+                 title_align="left", border_style="blue")
+
+
+def string_list(field: str, items: list[str], language: str | None) -> RenderableType:
+    """Strings as a numbered list; code (by the field's name) as highlighted lines or one panel per item."""
+    title = f"{field} ({len(items)})"
+    if not items:
+        return Text.assemble((f"{field}: ", "bold"), ("(none)", "dim"))
+    shown = items[:LIST_ITEMS]
+    more = Text(f"… {len(items) - LIST_ITEMS} more", style="dim") if len(items) > LIST_ITEMS else None
+    if language is not None and language != "text":
+        if any("\n" in item for item in shown):
+            panels = [code_panel(item, language, f"{field}[{i}]") for i, item in enumerate(shown)]
+            return Group(Text(title, style="bold"), *panels, *([more] if more else []))
+        return code_panel("\n".join(shown), language, title)
+    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, show_edge=False, title=title,
+                  title_justify="left", title_style="bold")
+    table.add_column(justify="right", style="dim")
+    table.add_column(overflow="fold")
+    for i, item in enumerate(shown):
+        table.add_row(str(i + 1), Text(item) if item else Text("ε", style="dim"))
+    return Group(table, more) if more else table
+
+
+def field_view(field: str, value: Any, family: Family | None) -> RenderableType:
+    language = language_for(field, family)
+    if isinstance(value, str):
+        return code_panel(value, language or "text", field)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return string_list(field, value, language)
+    if isinstance(value, dict) and value and all(is_scalar(v) for v in value.values()):
+        table = Table(box=box.SIMPLE_HEAD, title=field, title_justify="left", title_style="bold")
+        table.add_column("key", style="bold")
+        table.add_column("value", overflow="fold")
+        for key, item in value.items():
+            table.add_row(str(key), scalar_text(item))
+        return table
+    return Panel(Pretty(value, max_length=LIST_ITEMS, max_string=2000, max_depth=8), title=field, title_align="left",
+                 border_style="dim")
+
+
+def generic_problem(family: Family | None, instance: Instance, trace: Trace | None = None) -> RenderableType:
+    """The instance's payload fields, never its ground truth, meta or a spoiler."""
+    hidden = hidden_fields(family)
+    payload = {k: v for k, v in instance.payload().items() if k not in hidden}
+    if not payload:
+        return Text("(no payload fields: the prompt below is the problem)", style="dim")
+    scalars = Table(box=box.SIMPLE_HEAD, show_header=False, pad_edge=False, show_edge=False)
+    scalars.add_column(style="bold")
+    scalars.add_column(overflow="fold")
     parts: list[RenderableType] = []
     for key, value in payload.items():
-        if isinstance(value, str) and "\n" in value:
-            parts.append(Panel(Syntax(value, "text", theme=THEME, line_numbers=True), title=key, title_align="left"))
+        if is_scalar(value) and language_for(key, family) in (None, "text"):
+            scalars.add_row(key, scalar_text(value))
+        elif isinstance(value, list) and value and all(is_scalar(v) and not isinstance(v, str) for v in value) \
+                and len(json.dumps(value)) <= SCALAR_CHARS:
+            scalars.add_row(key, Text(", ".join(scalar_text(v).plain for v in value)))
         else:
-            blob = value if isinstance(value, str) else json.dumps(value, indent=1)
-            parts.append(Panel(Syntax(blob[:6000], "json" if not isinstance(value, str) else "text", theme=THEME,
-                                      word_wrap=True), title=key, title_align="left"))
-    return Group(*parts) if parts else Text("(no payload fields)", style="dim")
-
-
-VIEWS: dict[str, Callable[[Instance], RenderableType]] = {
-    "cascade": cascade_view,
-    "membership": membership_view,
-    "typeinf": typeinf_view,
-}
-
-
-def structured_view(family_id: str, instance: Instance) -> RenderableType:
-    return VIEWS.get(family_id, generic_view)(instance)
+            parts.append(field_view(key, value, family))
+    if scalars.row_count:
+        parts.insert(0, scalars)
+    return Group(*parts)
 
 
 def meta_line(instance: Instance, features: tuple[str, ...], values: dict[str, Any]) -> Text:

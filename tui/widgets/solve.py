@@ -1,16 +1,23 @@
 """The Solve tab: pick a solver (local, human, a configured model endpoint with sampling options), send,
 watch the reply stream in, cancel. The screen runs the request in a worker; this panel only asks and shows.
 
-Human mode: the editor starts with the family's answer *format* (never anything derived from the
-instance), the problem is shown above it, and the clock counts active time only: it starts at the first
-keystroke and pauses while the Solve tab is not on screen. While a human attempt is in progress the
-screen hides what would give the answer away (the Step and Verdict tabs).
+Human mode: the editor starts with the family's answer *format* (`Family.answer_template`, highlighted
+in `answer_language`; never anything derived from the instance), the problem is shown above it, and the
+clock counts active time only: it starts at the first keystroke and pauses while the Solve tab is not on
+screen. While a human attempt is in progress the screen hides what would give the answer away (the Step
+and Verdict tabs). After sending, the editor keeps the answer (a near miss is corrected and resent); a
+draft left unsent is kept, with its clock, for when the user comes back to the instance.
+
+Focus never lands in a text field the user did not choose: the tab puts it on the solver picker (`s`
+opens the picker, `e` goes to the entry), and sending moves it out of the field, so digits and `q`
+keep working while the request runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -24,27 +31,58 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from tui.data import fmt_seconds
 
+if TYPE_CHECKING:
+    from core.family import Family
+
 HUMAN = "human"
 ORACLE = "oracle"
 STREAM_REFRESH_S = 0.05
 MODEL_PREFIX = "model:"
 EFFORTS = ("low", "medium", "high", "none")
-
-# How an answer is written, per family: (what the editor starts with, placeholder). The format only, the
-# same for every instance: a hint derived from the instance (its oracle response) would be the answer.
-HUMAN_HINTS: dict[str, tuple[str, str]] = {
-    "cascade": ('```python\ns = s.replace("", "")\n```', ""),
-    "membership": ("", "True or False"),
-}
-DEFAULT_HINT = ("", "your answer, written as a model would (the family's extractor reads it)")
+DEFAULT_PLACEHOLDER = "your answer, written as a model would (the family's extractor reads it)"
 
 # Sampling inputs: (widget id, SamplingParams field, type)
 NUMBER_FIELDS = (("temperature", "temperature", float), ("top-p", "top_p", float),
                  ("max-tokens", "max_tokens", int), ("seed", "seed", int))
 
 
-def human_hint(family_id: str) -> tuple[str, str]:
-    return HUMAN_HINTS.get(family_id, DEFAULT_HINT)
+@dataclass(frozen=True)
+class AnswerFormat:
+    """How a person writes an answer: what the editor starts with, its placeholder and its language. The
+    format only, the same for every instance (a hint derived from the instance would be the answer)."""
+
+    template: str = ""
+    placeholder: str = DEFAULT_PLACEHOLDER
+    language: str = "text"
+
+    @classmethod
+    def of(cls, family: Family | None) -> AnswerFormat:
+        if family is None:
+            return cls()
+        return cls(template=family.answer_template, placeholder=family.answer_placeholder,
+                   language=family.answer_language)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An unsent human answer and its active time, kept while the user is away from the instance."""
+
+    text: str
+    active_s: float
+
+
+def editor_language(language: str) -> str | None:
+    """The answer language if the editor can highlight it (a tree-sitter grammar is installed), else None."""
+    if not language or language == "text":
+        return None
+    try:
+        from textual._tree_sitter import get_language
+
+        if language in TextArea().available_languages and get_language(language) is not None:
+            return language
+    except Exception:  # highlighting is a nicety; never let it stop the editor
+        return None
+    return None
 
 
 class SolveRequest(Message):
@@ -62,6 +100,14 @@ class CancelRequest(Message):
     pass
 
 
+class SolvePhase(Message):
+    """The solver's answer is in and is being checked (extracted and verified, in the worker)."""
+
+    def __init__(self, phase: str) -> None:
+        self.phase = phase
+        super().__init__()
+
+
 class HumanProgress(Message):
     """A human attempt started (the answer must stay hidden) or ended (submitted or abandoned)."""
 
@@ -76,6 +122,12 @@ class HumanClock:
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.reset()
+
+    def restore(self, active_s: float) -> None:
+        """Continue a kept draft's clock: `active_s` already spent, paused until resumed."""
+        self.reset()
+        self.active_s = max(0.0, active_s)
+        self.started = True
 
     def reset(self) -> None:
         self.active_s = 0.0
@@ -127,8 +179,8 @@ class SolvePanel(Vertical):
     running: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, local: list[str], endpoints: list[dict[str, Any]], clock: Callable[[], float],
-                 *, family_id: str = "", problem: RenderableType | None = None, prefs: dict[str, Any] | None = None,
-                 id: str | None = None) -> None:
+                 *, answer_format: AnswerFormat | None = None, problem: RenderableType | None = None,
+                 prefs: dict[str, Any] | None = None, draft: Draft | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.local = local
         self.endpoints = endpoints
@@ -137,16 +189,19 @@ class SolvePanel(Vertical):
         self.human_state = "off"  # off | ready | active | paused | done
         self.problem = problem
         self.prefs = prefs if prefs is not None else {}
-        self.template, self.placeholder = human_hint(family_id)
+        self.format = answer_format or AnswerFormat()
+        self.template = self.format.template
+        self.draft = draft
         self._options = solver_options(local, endpoints)
         values = [value for _, value in self._options]
-        wanted = self.prefs.get("choice")
+        wanted = HUMAN if draft is not None else self.prefs.get("choice")
         self._choice = wanted if wanted in values else values[0]
         self._shown = False
         self._timer: Timer | None = None
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._flush_pending = False
+        self._spec = ""
 
     def compose(self) -> ComposeResult:
         prefs = self.prefs
@@ -155,7 +210,9 @@ class SolvePanel(Vertical):
             yield Button("Send", id="send", variant="primary")
             yield Button("Cancel", id="cancel", variant="error", disabled=True)
         with Horizontal(id="model-options", classes="hidden"):
-            yield Input(prefs.get("model-name", ""), placeholder="model name, e.g. gpt-4o", id="model-name")
+            # select_on_focus off: entering the field never makes the next key replace the name
+            yield Input(prefs.get("model-name", ""), placeholder="model name, e.g. gpt-4o", id="model-name",
+                        select_on_focus=False)
             yield Input(prefs.get("temperature", ""), placeholder="temp", id="temperature", type="number")
             yield Input(prefs.get("top-p", ""), placeholder="top_p", id="top-p", type="number")
             yield Input(prefs.get("max-tokens", ""), placeholder="max tok", id="max-tokens", type="integer")
@@ -167,14 +224,26 @@ class SolvePanel(Vertical):
             with VerticalScroll(id="human-problem"):
                 yield Static(self.problem if self.problem is not None else "", id="human-problem-view")
             yield Label("", id="human-timer")
-            yield TextArea(self.template, id="human-answer", soft_wrap=True, show_line_numbers=False,
-                           placeholder=self.placeholder)
-        yield Static("Pick a solver and press Send (ctrl+s).", id="solve-status")
+            yield TextArea(self.draft.text if self.draft is not None else self.template, id="human-answer",
+                           soft_wrap=True, show_line_numbers=False, placeholder=self.format.placeholder,
+                           language=editor_language(self.format.language))
+        yield Static(self.hint(self._choice), id="solve-status")
         with VerticalScroll(id="stream-box"):
             yield Static("", id="stream")
 
     def on_mount(self) -> None:
         self._layout_for(self._choice)
+        if self.draft is not None:
+            # A draft kept from the last visit: its text is in the editor, its clock paused until the tab shows.
+            self.human.restore(self.draft.active_s)
+            self.human_state = "paused"
+            editor = self.query_one("#human-answer", TextArea)
+            editor.move_cursor(editor.document.end)  # typing goes on where it stopped
+            self.prefs["choice"] = HUMAN
+            self.status(Text(f"Your unsent answer is back ({fmt_seconds(self.draft.active_s)} on the clock). "
+                             "Send with ctrl+s.", style="yellow"))
+            self._show_timer()
+            self.post_message(HumanProgress(True))
 
     # -- solver choice ---------------------------------------------------------------------------
     @property
@@ -187,6 +256,17 @@ class SolvePanel(Vertical):
         """A human attempt is in progress: from choosing `human` (or the first keystroke after a submit)
         until it is submitted or abandoned (another solver chosen)."""
         return self.human_state in ("ready", "active", "paused")
+
+    def hint(self, choice: str) -> Text:
+        """The status line for a freshly chosen solver (nothing of an earlier request)."""
+        if choice == HUMAN:
+            return Text("Type your answer (e goes to the editor): the clock starts at your first keystroke and "
+                        "pauses when you leave this tab. Send with ctrl+s.", style="dim")
+        if choice.startswith(MODEL_PREFIX):
+            return Text("Give the model name (e goes to it) and send with ctrl+s.", style="dim")
+        if choice == ORACLE:
+            return Text("The oracle answers with the ground truth (a pipeline check). Send with ctrl+s.", style="dim")
+        return Text(f"Send to {choice} with ctrl+s (s picks another solver).", style="dim")
 
     def _layout_for(self, choice: str) -> None:
         self.query_one("#model-options").set_class(not choice.startswith(MODEL_PREFIX), "hidden")
@@ -206,14 +286,25 @@ class SolvePanel(Vertical):
         self._choice = choice
         self.prefs["choice"] = choice
         self._layout_for(choice)
+        if not self.running:  # the last request's status and reply belong to the solver that made them
+            self._text.clear()
+            self._reasoning.clear()
+            self.query_one("#stream", Static).update("")
+            self.status(self.hint(choice))
         if choice == HUMAN:
             if self._shown:
                 self.begin_human()
         else:
             self.end_human()
-        # Typing goes where it belongs: never to the app's one-letter keys (`qwen3` must not quit).
+        # The user picked this solver: typing goes to its entry (never to the app's one-letter keys).
         if shown_on_screen(self):
             self.focus_entry()
+
+    def focus_picker(self, open_it: bool = False) -> None:
+        select = self.query_one("#solver", Select)
+        select.focus()
+        if open_it:
+            select.action_show_overlay()
 
     def focus_entry(self) -> None:
         """Focus where the user types next: the answer editor (human), the model name, else the menu."""
@@ -231,15 +322,17 @@ class SolvePanel(Vertical):
 
     # -- human mode ------------------------------------------------------------------------------
     def begin_human(self) -> None:
-        """A new human attempt: the format in the editor, the clock waiting for the first keystroke."""
+        """A new human attempt: the clock waiting for the first keystroke; the editor keeps an earlier
+        answer (to correct and resend), else starts with the format."""
         self.human.reset()
         self.human_state = "ready"
-        self._reset_editor()
+        editor = self.query_one("#human-answer", TextArea)
+        if not editor.text.strip() or editor.text == self.template:
+            self._reset_editor()
         self._text.clear()
         self._reasoning.clear()
         self.query_one("#stream", Static).update("")
-        self.status(Text("Type your answer: the clock starts at your first keystroke and pauses when you "
-                         "leave this tab. Send with ctrl+s.", style="dim"))
+        self.status(self.hint(HUMAN))
         self._show_timer()
         self.post_message(HumanProgress(True))
 
@@ -262,6 +355,15 @@ class SolvePanel(Vertical):
         self._stop_ticking()
         if was:
             self.post_message(HumanProgress(False))
+
+    def current_draft(self) -> Draft | None:
+        """The human answer in progress (typed, not sent), to keep while the user is away."""
+        if self.choice != HUMAN or self.human_state not in ("active", "paused") or self.running:
+            return None
+        text = self.query_one("#human-answer", TextArea).text
+        if not text.strip() or text == self.template:
+            return None
+        return Draft(text, self.human.elapsed())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area.id != "human-answer" or self.choice != HUMAN:
@@ -311,7 +413,7 @@ class SolvePanel(Vertical):
         elif self.human_state == "paused":
             label.update(Text.assemble(("⏸ ", "bold"), (shown, "bold"), ("  paused while you are away", "dim")))
         elif self.human_state == "done":
-            label.update(Text("⏱ submitted; type again for a new attempt", style="dim"))
+            label.update(Text("⏱ sent; edit the answer to start a new attempt", style="dim"))
         else:
             label.update(Text("⏱ starts at your first keystroke", style="dim"))
 
@@ -340,14 +442,16 @@ class SolvePanel(Vertical):
             if not text.strip() or text == self.template:
                 self.notify("Type an answer first.", severity="warning")
                 return
+            if self.human_state == "done":
+                self.notify("This answer was sent already: edit it to make a new attempt.", severity="warning")
+                return
             self.human.pause()
             self._stop_ticking()
             self.post_message(SolveRequest(HUMAN, text, self.human.elapsed(), {}))
         elif choice.startswith(MODEL_PREFIX):
             name = self.query_one("#model-name", Input).value.strip()
             if not name:
-                self.notify("Give a model name (e.g. gpt-4o).", severity="warning")
-                self.query_one("#model-name", Input).focus()
+                self.notify("Give a model name (e.g. gpt-4o): press e to type it.", severity="warning")
                 return
             spec = f"{choice[len(MODEL_PREFIX):]}:{name}"
             self.post_message(SolveRequest(spec, None, None, self.model_options()))
@@ -364,10 +468,24 @@ class SolvePanel(Vertical):
     # -- what the screen tells us ----------------------------------------------------------------
     def started(self, spec: str) -> None:
         self.running = True
+        self._spec = spec
         self._text.clear()
         self._reasoning.clear()
         self.query_one("#stream", Static).update("")
         self.status(Text.assemble(("● ", "bold yellow"), f"running {spec}… (ctrl+x cancels)"))
+        # Out of the text field: while the request runs the keys are the workbench's (digits, q), not text.
+        focused = self.screen.focused
+        if isinstance(focused, Input | TextArea) and self in focused.ancestors:
+            if shown_on_screen(self.query_one("#stream-box")):
+                self.query_one("#stream-box", VerticalScroll).focus()
+            else:
+                self.focus_picker()
+
+    def checking(self) -> None:
+        """The answer is in; the family's verifier is checking it (in the worker: the UI stays live)."""
+        self.flush()
+        self.status(Text.assemble(("● ", "bold yellow"), f"checking the answer of {self._spec or 'the solver'}… "
+                                  "(the verifier runs in the background; ctrl+x cancels)"))
 
     def delta(self, kind: str, chunk: str) -> None:
         if kind == "reset":
@@ -392,16 +510,21 @@ class SolvePanel(Vertical):
         self.query_one("#stream", Static).update(shown)
         self.query_one("#stream-box", VerticalScroll).scroll_end(animate=False)
 
-    def finished(self, message: Text | str, human: bool = False) -> None:
+    def finished(self, message: Text | str, human: bool = False, sent: bool = True) -> None:
+        """The request ended. A sent human answer stays in the editor (to correct and resend); editing it
+        starts a new attempt. A cancelled one stays an attempt in progress, its clock paused."""
         self.flush()
         self.running = False
         self.status(message)
-        if human:
+        if human and sent:
             self.human.reset()
             self.human_state = "done"
-            self._reset_editor()
             self._show_timer()
             self.post_message(HumanProgress(False))
+        elif human and self.human_state in ("active", "paused"):
+            self.human_state = "paused"
+            self.set_shown(self._shown)
+            self._show_timer()
 
     def status(self, message: Text | str) -> None:
         self.query_one("#solve-status", Static).update(message)

@@ -1,9 +1,9 @@
 """The stepper's common part: a position in a trace, keys, play/pause, and a submitted answer's trace
-shown beside the reference. Family views only say how one step looks."""
+shown beside the reference. Views (the generic source stepper, a family's own) only say how one step looks."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -16,6 +16,9 @@ from textual.widget import Widget
 
 from core.instance import Instance
 from core.trace import Trace, TraceStep
+
+if TYPE_CHECKING:
+    from core.family import Family
 
 PLAY_INTERVAL_S = 0.6
 ACTIVE_MARK = "▶"  # family views start the active step's row with it (the scroll follows that row)
@@ -32,9 +35,11 @@ class StepperView(Widget, can_focus=True):
     index: reactive[int] = reactive(0)
     playing: reactive[bool] = reactive(False)
 
-    def __init__(self, instance: Instance, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, instance: Instance, *, family: Family | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.instance = instance
+        self.family = family
         self.trace: Trace | None = None
         self.source = "ground truth"
         self.columns = 1
@@ -98,9 +103,13 @@ class StepperView(Widget, can_focus=True):
         console = self.app.console
         lines = console.render_lines(self.render(), console.options.update(width=width, height=None), pad=False)
         for y, line in enumerate(lines):
-            if "".join(segment.text for segment in line).lstrip().startswith(ACTIVE_MARK):
+            if self.is_active_row("".join(segment.text for segment in line)):
                 return y
         return None
+
+    def is_active_row(self, text: str) -> bool:
+        """Whether a rendered line is the one to keep in view (views mark it with ACTIVE_MARK)."""
+        return text.lstrip().startswith(ACTIVE_MARK)
 
     def scroll_active_into_view(self) -> None:
         """Scroll the container so the active row is on screen (with a few rows of context below)."""

@@ -1,5 +1,6 @@
-"""The cascade stepper: rule by rule, every example's string before and after, the active rule marked,
-where the rule matched (before) and what it wrote (after) highlighted, and whether the target is reached."""
+"""The cascade family's TUI: the examples table (Problem), an answer's programs one per line, and the
+stepper: rule by rule, every example's string before and after, the active rule marked, where the rule
+matched (before) and what it wrote (after) highlighted, and whether the target is reached."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from core.family import Family
+from core.instance import Instance
 from core.trace import Trace
+from tui.families import FamilyView
 from tui.widgets.steppers.base import StepperView
 
 MATCH_STYLE = "bold yellow underline"
@@ -117,4 +121,40 @@ class CascadeStepper(StepperView):
         return Group(*parts)
 
 
-STEPPER = CascadeStepper
+def cascade_problem(family: Family, instance: Instance, trace: Trace | None = None) -> RenderableType:
+    inputs = list(getattr(instance, "inputs", []))
+    outputs = list(getattr(instance, "outputs", []))
+    table = Table(title="examples", box=box.SIMPLE_HEAD, title_justify="left", title_style="bold")
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("input")
+    table.add_column("")
+    table.add_column("output")
+    for i, (src, dst) in enumerate(zip(inputs, outputs, strict=False)):
+        table.add_row(str(i + 1), src or "ε", "→", dst or "ε")
+    max_programs = getattr(instance, "max_programs", None)
+    note = Text(f"at most {max_programs()} rules are evaluated", style="dim") if callable(max_programs) else Text("")
+    return Group(table, note)
+
+
+def cascade_answer(family: Family, value: Any) -> Text | None:
+    """The programs of the last code block, one per line, invalid ones marked."""
+    block = value.get("last") if isinstance(value, dict) else None
+    programs = block.get("programs") if isinstance(block, dict) else value if isinstance(value, list) else None
+    if not isinstance(programs, list):
+        return None
+    text = Text()
+    for i, program in enumerate(programs):
+        if isinstance(program, dict):
+            source = str(program.get("source") or f"replace({program.get('lhs')!r}, {program.get('rhs')!r})")
+            valid = program.get("valid", True)
+        else:
+            source, valid = str(program), True
+        text.append(f"{i + 1:>2}. {source}", style="" if valid else "red strike")
+        if not valid:
+            text.append(f"  (invalid: {program.get('error')})", style="red")
+        text.append("\n")
+    text.rstrip()
+    return text if programs else Text("(no programs: the identity cascade)", style="dim")
+
+
+VIEW = FamilyView(problem=cascade_problem, answer=cascade_answer, stepper=CascadeStepper)

@@ -1,5 +1,10 @@
-"""The membership stepper: the call tree in evaluation order (short-circuits marked), the rendered code
-with the active line (and term) highlighted, and the probe with the active sub-list highlighted."""
+"""The membership family's TUI: the graded code and the probe as a tree (Problem), the verdict's decisive
+path as a path (not as an expected/got pair), and the stepper: the call tree in evaluation order
+(short-circuits marked), the rendered code with the active line (and term) highlighted, and the probe with
+the active sub-list highlighted.
+
+Everything here comes through the Family's public methods (the prompt says whether the file's code was
+replaced by the rendering of its condition; the ground-truth trace carries that rendering)."""
 
 from __future__ import annotations
 
@@ -8,11 +13,18 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.measure import Measurement
+from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from rich.tree import Tree
 
+from core.family import Family
+from core.instance import Instance
 from core.trace import Trace
+from core.verdict import Verdict
+from tui.families import FamilyView
+from tui.widgets.diff import diff_table
 from tui.widgets.steppers.base import StepperView
 
 WINDOW = 14
@@ -21,6 +33,9 @@ ACTIVE_STYLE = "bold black on yellow"
 LINE_STYLE = "on grey27"  # the active code line's background (the active term on top of it)
 MIN_TREE = 40  # narrower than this beside the code: the call tree goes above the code instead
 MIN_RIGHT = 40
+TREE_NODES = 400
+THEME = "ansi_dark"
+PATH_LABEL = "decisive path"  # the verifier's DiffRow that explains the result rather than compares
 
 
 def sublist(probe: Any, path: list[int]) -> Any:
@@ -159,4 +174,87 @@ class MembershipStepper(StepperView):
         return grid
 
 
-STEPPER = MembershipStepper
+# ---- the Problem tab ------------------------------------------------------------------------------
+def probe_tree(probe: Any, label: str = "probe") -> Tree:
+    """The probe as a tree: lists are nodes (with their index path), numbers are leaves."""
+    budget = [TREE_NODES]
+
+    def describe(node: Any, path: str) -> str:
+        if isinstance(node, list):
+            return f"{path}  list of {len(node)}"
+        return f"{path} = {json.dumps(node)}"
+
+    tree = Tree(Text(describe(probe, label), style="bold"))
+
+    def add(node: list[Any], parent: Tree, path: str) -> None:
+        for k, child in enumerate(node):
+            if budget[0] <= 0:
+                parent.add(Text("…", style="dim"))
+                return
+            budget[0] -= 1
+            sub = parent.add(describe(child, f"{path}[{k}]"))
+            if isinstance(child, list):
+                add(child, sub, f"{path}[{k}]")
+
+    if isinstance(probe, list):
+        add(probe, tree, "x")
+    return tree
+
+
+def graded_code(family: Family, instance: Instance, trace: Trace | None) -> str | None:
+    """The code that is evaluated and graded: the file's `code`, unless the prompt had to show the rendering
+    of the condition instead (then that rendering, from the ground-truth trace; None until it is there)."""
+    code = str(getattr(instance, "code", ""))
+    try:
+        mismatch = bool(getattr(family.prompt(instance, "chat"), "code_mismatch", False))
+    except Exception:
+        mismatch = False
+    if not mismatch:
+        return code
+    rendered = trace.meta.get("rendered_code") if trace is not None else None
+    return str(rendered) if rendered else None
+
+
+def membership_problem(family: Family, instance: Instance, trace: Trace | None = None) -> RenderableType:
+    entry = getattr(instance, "entry", "is_member_0")
+    code = graded_code(family, instance, trace)
+    parts: list[RenderableType] = [Text(f"Does {entry}(x) return True for the probe x?", style="bold")]
+    if code != str(getattr(instance, "code", "")):
+        parts.append(Text("the file's `code` differs from its `condition`; shown (and graded) is the condition",
+                          style="bold yellow"))
+    if code is None:
+        parts.append(Text("rendering the condition…", style="dim italic"))
+    else:
+        parts.append(Panel(Syntax(code, "python", theme=THEME, line_numbers=True), title="code", title_align="left"))
+    parts.append(probe_tree(getattr(instance, "probe", None), "x"))
+    return Group(*parts)
+
+
+# ---- the verdict's diff ---------------------------------------------------------------------------
+def membership_diff(family: Family, verdict: Verdict) -> RenderableType | None:
+    """The answer row as expected/got; the decisive path as what it is: the calls that settle the result
+    and the term that decides it (not an "expected" condition against a "got" one)."""
+    rows = [row for row in verdict.diff if row.label != PATH_LABEL]
+    paths = [row for row in verdict.diff if row.label == PATH_LABEL]
+    if not paths:
+        return None
+    parts: list[RenderableType] = []
+    if rows:
+        parts.append(diff_table(rows))
+    for row in paths:
+        text = Text("decisive path  ", style="bold")
+        text.append(row.expected or "—")
+        if row.got:
+            text.append("\n  decided by  ", style="bold")
+            text.append(row.got, style="bold yellow")
+        result = verdict.expected
+        if isinstance(result, bool):
+            text.append("\n  so the result is  ", style="bold")
+            text.append(str(result), style="bold green" if result else "bold red")
+        if row.note and row.note not in verdict.explanation:
+            text.append(f"\n  {row.note}", style="italic")
+        parts.append(text)
+    return Group(*parts)
+
+
+VIEW = FamilyView(problem=membership_problem, diff=membership_diff, stepper=MembershipStepper)
