@@ -47,6 +47,15 @@ class SembenchGroup(click.Group):
         fam = self._family_verbs().get(cmd_name)
         return fam.command(cmd_name) if fam is not None else None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:  # a bad --db and the like: one line, exit 2
+            click.echo(f"error: {_redacted(exc.format_message())}", err=True)
+            ctx.exit(2)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)

@@ -8,6 +8,7 @@ the CLI turns them (and the OSError of creating the database's folder) into a Us
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def db_fault(path: Path | str, exc: BaseException) -> UserError:
     elif "malformed" in low or "not a database" in low or "corrupt" in low or "file is encrypted" in low:
         what = (f"the database is damaged ({text}); move it aside to start a new one, or recover what it "
                 f"holds with `sqlite3 {path} .recover | sqlite3 recovered.db` and use --db recovered.db")
-    elif "readonly" in low or "read-only" in low:
+    elif "readonly" in low or "read-only" in low or _read_only_fs(Path(path)):
         what = f"cannot write: the file or its file system is read-only ({text}); {ANOTHER_DB.removeprefix('or ')}"
     elif "unable to open" in low or "cannot open" in low:
         what = (f"cannot open or create the database there ({text}): the folder must exist and be writable "
@@ -42,6 +43,17 @@ def db_fault(path: Path | str, exc: BaseException) -> UserError:
     else:
         what = f"database error ({text}); {ANOTHER_DB.removeprefix('or ')}"
     return UserError(what, file=str(path))
+
+
+def _read_only_fs(path: Path) -> bool:
+    """Whether the nearest existing folder of `path` is on a file system mounted read-only."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def path_fault(path: Path | str, exc: OSError) -> UserError:
