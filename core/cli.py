@@ -317,8 +317,11 @@ def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path |
         rows.append((instances[iid], verdict))
         verdict_lines.append({"id": iid, **verdict.model_dump(mode="json"), "answer": answer.model_dump(mode="json")})
     if out is not None:
-        with _output(out) as handle:
-            write_jsonl(verdict_lines, handle)
+        from core.models.config import known_secrets
+        from core.models.secrets import scrub
+
+        with _output(out) as handle:  # a file the CLI writes: secrets redacted like any export
+            write_jsonl(scrub(verdict_lines, known_secrets()), handle)
     report = fam.metrics(rows)
     report["family"] = fam.id
     report["missing"] = len(instances) - len({iid for _, iid, _ in answers})

@@ -399,10 +399,11 @@ def register(cli: click.Group) -> None:
         --no-cache asks the server every time.
 
         \b
-        A run stops early (exit 2, resumable) when 5 attempts in a row cannot
-        reach the endpoint or are refused (401/403), or when its first 5
-        attempts all fail the same way (e.g. HTTP 404 for a wrong model
-        name); the message gives the resume command.
+        A run stops early (exit 2, resumable) when the endpoint fails most
+        requests (90% of the last 20 attempts, at least 5, could not connect,
+        timed out, were refused or got 429/5xx), or when its first 5 attempts
+        all fail the same way (e.g. HTTP 404 for a wrong model name); the
+        message gives the resume command.
         """
         _run_command(ctx, **kwargs)
 

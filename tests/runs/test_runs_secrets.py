@@ -7,6 +7,7 @@ Against the fake OpenAI-compatible server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,21 @@ def test_a_key_echoed_in_finish_reason_or_model_is_not_stored_or_cached(toy, log
     store.db.execute("pragma wal_checkpoint(passive)")
     for path in [log_db, *log_db.parent.glob("log.db-*")]:
         assert _leaks(path.read_bytes()) == [], path
+
+
+def test_tool_results_quoting_a_key_stay_out_of_the_log_database(tmp_path: Path, monkeypatch) -> None:
+    from core.tools.cache import ToolCache
+    from core.tools.process import ToolResult
+
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+    db = tmp_path / "log.db"
+    cache = ToolCache(db)
+    quoting = ToolResult(argv=["tool"], rc=1, stdout=f"error in answer: {REAL_KEY}", stderr="", elapsed_s=0.1)
+    clean = ToolResult(argv=["tool"], rc=0, stdout="ok", stderr="", elapsed_s=0.1)
+    odd = ToolResult(argv=["tool"], rc=0, stdout="\ud800", stderr="", elapsed_s=0.1)
+    for key, result in (("a", quoting), ("b", clean), ("c", odd)):
+        cache.put(key, "tool", "1", result)
+    with sqlite3.connect(db) as conn:
+        assert [r[0] for r in conn.execute("select key from tool_cache order by key")] == ["b"]
+    assert cache.get("a") is not None, "still reused within the process"
+    assert _leaks(db.read_bytes()) == []
