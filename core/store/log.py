@@ -23,6 +23,8 @@ from core.store.snapshots import SnapshotStore
 class LogStore(SnapshotStore):
     """The user's log database: runs, attempts, response cache, plus user snapshots. WAL mode."""
 
+    is_log_database = True  # refuses a snapshots database (core.store.snapshots.refuse_snapshots_database)
+
     def __init__(self, path: Path | str | None = None) -> None:
         super().__init__(path or default_log_db(), writable=True)
         try:

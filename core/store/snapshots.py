@@ -7,7 +7,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import sqlite_utils
 
@@ -79,11 +79,16 @@ def _ensure_snapshot_tables(db: sqlite_utils.Database) -> None:
 class SnapshotStore:
     """Snapshots and their instances in one SQLite file (read-only unless `writable`)."""
 
+    # A log database (LogStore) must never be opened on a snapshots database: it would write runs,
+    # WAL mode and new tables into it. Snapshot databases themselves may be written (snapshot build).
+    is_log_database: ClassVar[bool] = False
+
     def __init__(self, path: Path | str, writable: bool = False) -> None:
         self.path = Path(path)
         self.writable = writable
         if writable:
-            refuse_snapshots_database(self.path)
+            if self.is_log_database:
+                refuse_snapshots_database(self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
