@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from core.attempts import AttemptRecord
+from core.errors import UserError
 from core.limits import DEFAULT_BUDGET_S, MAX_BUDGET_S, MAX_CONCURRENCY, MAX_LIMIT, MAX_SAMPLES
 from core.models.base import SamplingParams
 
@@ -100,11 +101,18 @@ def new_run_id() -> str:
 
 def config_of(run: dict[str, Any]) -> RunConfig:
     opts = run["options"]
-    return RunConfig(
-        snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"], concurrency=opts.get("concurrency"),
-        limit=opts.get("limit"), style=opts.get("style"), budget_s=opts.get("budget_s", 5.0),
-        params=SamplingParams(**opts.get("params", {})), cache=opts.get("cache", True),
-    )
+    try:
+        return RunConfig(
+            snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"],
+            concurrency=opts.get("concurrency"), limit=opts.get("limit"), style=opts.get("style"),
+            budget_s=opts.get("budget_s", DEFAULT_BUDGET_S), params=SamplingParams(**opts.get("params", {})),
+            cache=opts.get("cache", True),
+        )
+    except ValidationError as exc:  # a run recorded before today's bounds, or an edited database
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "options"
+        raise UserError(f"run '{run['id']}' cannot be resumed: its recorded {where} is out of range "
+                        f"({err['msg']})") from None
 
 
 def resume_command(db_path: Path, run_id: str, retry: str | None = None) -> str:

@@ -163,3 +163,11 @@ def test_a_signal_while_loading_stops_the_run_at_once(toy, log_db, tmp_path: Pat
     assert "Traceback" not in err and "interrupted" in err
     assert len(counter.read_text()) < count / 2, "the load stopped at the signal, not at its end"
     assert LogStore_runs(log_db) == 0, "interrupted before the run was created: nothing recorded"
+
+
+def test_a_run_recorded_with_out_of_range_options_is_a_one_line_error_on_resume(toy, log_db) -> None:
+    write_snapshot(log_db, toy, "s", 2)
+    run_id = json.loads(run_cli(*RUN, "--format", "json").stdout)["run"]
+    with sqlite3.connect(log_db) as conn:  # e.g. recorded by an older release without the bounds
+        conn.execute("update runs set samples = 5000, status = 'interrupted' where id = ?", [run_id])
+    _one_line_error(run_cli("run", "--resume", run_id), run_id, "samples")
