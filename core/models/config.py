@@ -221,27 +221,36 @@ def _first_error(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-_loaded_for: Any = None
+_watch: dict[str, Any] = {"config": None, "vars": (), "values": None}
 
 
 def known_secrets() -> tuple[str, ...]:
     """Every secret this process knows (core.models.secrets.known()), after registering the keys the
-    environment and the config file configure now. The config is read again only when the environment
-    or the file changed (any variable may hold a key: `api_key_env = "VLLM_KEY"`)."""
-    global _loaded_for
+    environment and the config file configure now. Cheap enough to call for every stored row: the
+    config file is read again only when it changes, and the endpoints are loaded again only when one of
+    the variables that can hold a key (the standard ones, and those the file's `api_key_env` names) does."""
     env = os.environ
     path = default_config_path(env)
     try:
         stamp: Any = path.stat().st_mtime_ns
     except OSError:
         stamp = None
-    state = (tuple(sorted(env.items())), str(path), stamp)
-    if state != _loaded_for:
+    if _watch["config"] != (str(path), stamp):
+        names = {v for v in API_KEY_ENV.values() if v} | {"SEMBENCH_CONFIG", "XDG_CONFIG_HOME"}
+        try:
+            data = _read_config(path, explicit=False)
+        except ConfigError:
+            data = {}
+        names |= {section["api_key_env"] for section in data.values()
+                  if isinstance(section, dict) and isinstance(section.get("api_key_env"), str)}
+        _watch.update(config=(str(path), stamp), vars=tuple(sorted(names)), values=None)
+    values = tuple(env.get(name) for name in _watch["vars"])
+    if values != _watch["values"]:
         try:
             load_endpoints(env)  # each Endpoint registers its key
         except Exception:  # noqa: BLE001 - a bad config is reported where it is used; the env keys still count
             pass
-        _loaded_for = state
+        _watch["values"] = values
     return secrets.known()
 
 

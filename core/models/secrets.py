@@ -21,6 +21,7 @@ replaced.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable
@@ -73,10 +74,7 @@ def _spans(text: str, key: str) -> list[tuple[int, int]]:
     and each is grown to the longest run that matches the key at that alignment."""
     spans: list[tuple[int, int]] = []
     n = len(key)
-    anchors: dict[str, list[int]] = {}
-    for m in range(0, n - ANCHOR + 1, ANCHOR):
-        anchors.setdefault(key[m:m + ANCHOR], []).append(m)
-    for anchor, offsets in anchors.items():
+    for anchor, offsets in _anchors(key):
         pos = text.find(anchor)
         while pos != -1:
             for m in offsets:
@@ -89,6 +87,15 @@ def _spans(text: str, key: str) -> list[tuple[int, int]]:
                     spans.append((start, end))
             pos = text.find(anchor, pos + 1)
     return spans
+
+
+@functools.lru_cache(maxsize=64)
+def _anchors(key: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The key's ANCHOR-long slices at multiples of ANCHOR, each with the offsets where it occurs."""
+    found: dict[str, list[int]] = {}
+    for m in range(0, len(key) - ANCHOR + 1, ANCHOR):
+        found.setdefault(key[m:m + ANCHOR], []).append(m)
+    return tuple((anchor, tuple(offsets)) for anchor, offsets in found.items())
 
 
 def redact(text: str, keys: Iterable[str] | None = None) -> str:

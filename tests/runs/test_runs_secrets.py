@@ -187,3 +187,22 @@ def test_tool_results_quoting_a_key_stay_out_of_the_log_database(tmp_path: Path,
         assert [r[0] for r in conn.execute("select key from tool_cache order by key")] == ["b"]
     assert cache.get("a") is not None, "still reused within the process"
     assert _leaks(db.read_bytes()) == []
+
+
+def test_a_key_named_by_the_config_file_is_a_secret_on_every_path(toy, log_db, tmp_path: Path, monkeypatch) -> None:
+    # No request is made here at all: importing answers that quote a configured key still redacts it.
+    other = "vllm-" + REAL_KEY[::-1]
+    config = tmp_path / "c.toml"
+    config.write_text('[openai]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "VLLM_KEY"\n'
+                      '[anthropic]\napi_key = "sk-ant-api03-FILEKEY-0123456789abcdef"\n')
+    monkeypatch.setenv("SEMBENCH_CONFIG", str(config))
+    monkeypatch.setenv("VLLM_KEY", other)
+    instances = write_snapshot(log_db, toy, "s", 2)
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(json.dumps({"id": i.id, "response": f"{other} / sk-ant-api03-FILEKEY-0123456789abcdef "
+                                           f"{toy.oracle_response(i)}"}) + "\n" for i in instances))
+    result = run_cli("import-answers", "--snapshot", "s", "--answers", str(answers), "--solver-name", "x",
+                     "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    rows = LogStore(log_db).attempts(run_id=json.loads(result.stdout)["run"])
+    assert all(r["response"].startswith(f"{MARK} / {MARK} The answer is") and r["correct"] for r in rows)
