@@ -5,11 +5,13 @@ Shared by the batch runner, the CLI and the TUI so that every path records the s
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core.canonical import INT64_MAX, storable
 from core.family import Family
 from core.instance import Instance
 from core.solver_base import DeltaCallback, Solver, SolveResult
@@ -46,8 +48,25 @@ class AttemptRecord(BaseModel):
     cached: bool = False
 
     def row(self) -> dict[str, Any]:
-        """Column values; nested models and dicts become JSON text in the store."""
-        return self.model_dump(mode="json")
+        """Column values; nested models and dicts become JSON text in the store.
+
+        What is stored is made safe here, for every path that records an attempt (runs, the TUI, the
+        CLI, imports): lone surrogates become U+FFFD, integers beyond 64 bits become text, and secrets
+        (core.models.secrets) are redacted in every field. The verdict was computed before, from the
+        reply exactly as received; when the stored reply or reasoning had to be redacted, `usage`
+        says which fields were (`"redacted": [...]`)."""
+        from core.models.config import known_secrets
+        from core.models.secrets import scrub
+
+        data = storable(self.model_dump(mode="json"))
+        keys = known_secrets()
+        if keys:
+            clean = scrub(data, keys)
+            changed = sorted(k for k in ("response", "reasoning") if clean.get(k) != data.get(k))
+            if changed:
+                clean["usage"] = {**(clean.get("usage") or {}), "redacted": changed}
+            data = clean
+        return data
 
 
 def record_from(
@@ -61,16 +80,36 @@ def record_from(
     verdict: Verdict | None = None
     if result.error is None:
         answer, verdict = checked if checked is not None else family.check(instance, result.response)
-    usage = result.usage or {}
+    usage = result.usage if isinstance(result.usage, dict) else {}
     return AttemptRecord(
         run_id=run_id, snapshot=snapshot, instance_id=instance.id, family=family.id, sample=sample,
         solver=solver_spec, source=source, prompt=prompt, response=result.response, reasoning=result.reasoning,
         answer=answer, verdict=verdict, correct=verdict.correct if verdict else False,
         score=verdict.score if verdict else None, status=verdict.status if verdict else "error",
         error=result.error, error_kind=result.error_kind, started=started or now_iso(),
-        elapsed_s=result.elapsed_s, human_time_s=human_time_s, tokens_in=usage.get("prompt_tokens"),
-        tokens_out=usage.get("completion_tokens"), usage=usage, cached=result.cached,
+        elapsed_s=seconds(result.elapsed_s) or 0.0, human_time_s=seconds(human_time_s),
+        tokens_in=count(usage.get("prompt_tokens")), tokens_out=count(usage.get("completion_tokens")), usage=usage,
+        cached=result.cached,
     )
+
+
+def count(value: Any) -> int | None:
+    """A token count as recorded: a non-negative integer SQLite can hold, else unknown (None). Usage
+    comes from servers and imported files, which may send anything."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX:
+        return value
+    return None
+
+
+def seconds(value: Any) -> float | None:
+    """A duration as recorded: a finite, non-negative number of seconds, else unknown (None)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 async def attempt(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,10 +19,12 @@ from typing import Any, TextIO
 
 import click
 
-from core.cli_runs import FORMAT, sampling_options, sampling_params
+from core.canonical import json_line
+from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params
 from core.errors import UserError
 from core.family import all_families, get_family
 from core.jsonl import load_answers, load_instances, write_jsonl
+from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
 
 # Modules that add more verbs to the group (runs, reports, models); absent ones are skipped.
 EXTRA_COMMAND_MODULES = ("core.cli_runs",)
@@ -44,12 +47,38 @@ class SembenchGroup(click.Group):
         fam = self._family_verbs().get(cmd_name)
         return fam.command(cmd_name) if fam is not None else None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:  # a bad --db and the like: one line, exit 2
+            click.echo(f"error: {_redacted(exc.format_message())}", err=True)
+            ctx.exit(2)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except UserError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {_redacted(str(exc))}", err=True)
             ctx.exit(2)
+        except click.UsageError as exc:
+            # A bad flag value is bad input like any other: one line, exit 2 (not click's usage block).
+            name = exc.ctx.command_path if exc.ctx is not None else "sembench"
+            click.echo(f"error: {name}: {_redacted(exc.format_message())}", err=True)
+            ctx.exit(2)
+        except sqlite3.Error as exc:
+            # A fault the store did not place (a page damaged mid-file, a lock held past the wait):
+            # one line naming the log database and what to do.
+            from core.paths import default_log_db
+            from core.store.faults import db_fault
+
+            path = (ctx.obj or {}).get("db") or default_log_db()
+            click.echo(f"error: {_redacted(str(db_fault(path, exc)))}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:  # SIGINT, or SIGTERM where a verb installed core.runner.stop's handlers
+            click.echo("error: interrupted", err=True)
+            ctx.exit(130)
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(0)
@@ -62,6 +91,14 @@ class SembenchGroup(click.Group):
 def cli(ctx: click.Context, db: Path | None) -> None:
     """Sembench: program-semantics reasoning benchmarks, generated, solved and verified exactly."""
     ctx.obj = {"db": db}
+
+
+def _redacted(text: str) -> str:
+    """What the CLI prints never holds a secret (core.models.secrets)."""
+    from core.models.config import known_secrets
+    from core.models.secrets import redact
+
+    return redact(text, known_secrets())
 
 
 def _load_extra_commands() -> None:
@@ -154,9 +191,11 @@ def families(fmt: str) -> None:
 @click.argument("family_id", metavar="FAMILY")
 @click.option("--preset", help="Named parameter set (see `sembench families`).")
 @click.option("--param", "params", multiple=True, help="Override a parameter: key=value (repeatable).")
-@click.option("--seed", type=int, required=True)
-@click.option("--count", type=int, help="How many (default: the preset's count, else 10).")
-@click.option("--start", type=int, default=0, show_default=True, help="Index of the first item.")
+@click.option("--seed", type=click.IntRange(INT64_MIN, INT64_MAX), required=True)
+@click.option("--count", type=click.IntRange(0, MAX_COUNT),
+              help=f"How many (default: the preset's count, else 10), at most {MAX_COUNT}.")
+@click.option("--start", type=click.IntRange(0, MAX_INDEX), default=0, show_default=True,
+              help="Index of the first item.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="JSONL file (default: stdout).")
 def generate(family_id: str, preset: str | None, params: tuple[str, ...], seed: int, count: int | None,
              start: int, out: Path | None) -> None:
@@ -165,8 +204,6 @@ def generate(family_id: str, preset: str | None, params: tuple[str, ...], seed: 
     resolved = fam.resolve_params(preset, _parse_params(params))
     if count is None:
         count = fam.presets()[preset].count if preset else 10
-    if count < 0 or start < 0:
-        raise UserError("--count and --start must be non-negative")
     with _output(out) as handle, _progress(f"generating {family_id}", count, enabled=out is not None) as advance:
         for inst in fam.generate(resolved, seed, count, start):
             handle.write(json.dumps(inst.to_json_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -215,7 +252,8 @@ def prompt(family_id: str, instances_path: Path, style: str | None, out: Path | 
 @click.argument("family_id", metavar="FAMILY")
 @INSTANCES
 @click.option("--solver", required=True, help="baseline | oracle | a family extra | provider:model")
-@click.option("--budget", type=float, default=5.0, show_default=True, help="Seconds per instance (local solvers).")
+@click.option("--budget", type=BUDGET, default=DEFAULT_BUDGET_S, show_default=True,
+              help=f"Seconds per instance (local solvers), at most {MAX_BUDGET_S:g}.")
 @click.option("--style", default=None, help="Prompt style for model solvers.")
 @sampling_options
 @OUT
@@ -223,6 +261,8 @@ def prompt(family_id: str, instances_path: Path, style: str | None, out: Path | 
 def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str, budget: float,
           style: str | None, out: Path | None, **sampling: Any) -> None:
     """Answer instances with a solver; writes {"id", "response"} JSONL (errors recorded, not raised)."""
+    from core.models import secrets
+    from core.models.config import known_secrets
     from core.solvers import is_model_spec, make_solver
 
     fam = get_family(family_id)
@@ -243,7 +283,8 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
                     row["reasoning"] = result.reasoning
                 if result.error:
                     row["error"] = result.error
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                # A written file is an export: secrets redacted; lone surrogates kept as JSON escapes.
+                handle.write(json_line(secrets.scrub(row, known_secrets())) + "\n")
                 handle.flush()  # results are written as they arrive
                 advance()
         aclose = getattr(the_solver, "aclose", None)
@@ -278,8 +319,11 @@ def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path |
         rows.append((instances[iid], verdict))
         verdict_lines.append({"id": iid, **verdict.model_dump(mode="json"), "answer": answer.model_dump(mode="json")})
     if out is not None:
-        with _output(out) as handle:
-            write_jsonl(verdict_lines, handle)
+        from core.models.config import known_secrets
+        from core.models.secrets import scrub
+
+        with _output(out) as handle:  # a file the CLI writes: secrets redacted like any export
+            write_jsonl(scrub(verdict_lines, known_secrets()), handle)
     report = fam.metrics(rows)
     report["family"] = fam.id
     report["missing"] = len(instances) - len({iid for _, iid, _ in answers})
@@ -338,7 +382,9 @@ def trace(family_id: str, instances_path: Path, instance_id: str, answer: str | 
     found = [inst for inst in load_instances(fam, instances_path) if inst.id == instance_id]
     if not found:
         raise UserError(f"no instance with id '{instance_id}'", file=str(instances_path))
-    extracted = fam.extract(answer, found[0]) if answer is not None else None
+    from core.extraction import extract
+
+    extracted = extract(fam, answer, found[0]) if answer is not None else None
     result = fam.trace(found[0], extracted)
     click.echo(result.model_dump_json(indent=2) if fmt == "json" else result.to_text())
 
@@ -411,26 +457,67 @@ def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
 @click.option("--name", required=True, help="Snapshot name in the log database.")
 @click.option("--family", "family_id", required=True)
 @click.option("--description", default="imported")
+@click.option("--keep-unverified", is_flag=True,
+              help="Import instances whose ground truth does not verify too (they are listed, and named in the "
+                   "snapshot's meta).")
 @click.pass_context
-def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, description: str) -> None:
+def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, description: str,
+                    keep_unverified: bool) -> None:
     """Import instances as a snapshot in the log database: instance JSONL (e.g. from another harness), or
-    a released benchmark's own files (a folder or file in the family's released format)."""
+    a released benchmark's own files (a folder or file in the family's released format).
+
+    \b
+    Every instance's ground truth is checked with the family's own verifier
+    (its oracle response must verify). The file is refused when one does
+    not, each such instance named by line and id, unless --keep-unverified.
+    An empty file is refused."""
+    from core.groundtruth import check_ground_truth
     from core.instance import Snapshot
+    from core.jsonl import load_numbered_instances
+    from core.limits import MAX_INSTANCES
 
     fam = get_family(family_id)
     if not path.exists():
         raise UserError("no such file or folder", file=str(path))
-    instances = fam.import_files(path)
-    source = "released format" if instances is not None else "instance JSONL"
-    if instances is None:
+    released = fam.import_files(path)
+    source = "released format" if released is not None else "instance JSONL"
+    if released is None:
         if path.is_dir():
             raise UserError(f"a folder, but not one that '{fam.id}' can import", file=str(path))
-        instances = load_instances(fam, path)
+        numbered = [(f"line {line}", inst) for line, inst in load_numbered_instances(fam, path)]
+    else:
+        numbered = [(f"item {i}", inst) for i, inst in enumerate(released, start=1)]
+    if not numbered:
+        raise UserError(f"no instances in it ({source}); nothing imported", file=str(path))
+    if len(numbered) > MAX_INSTANCES:
+        raise UserError(f"{len(numbered)} instances, more than {MAX_INSTANCES}; split it", file=str(path))
+    from core.runner.stop import stop_on_signals
+
+    with stop_on_signals():  # a long check stops at once on SIGINT/SIGTERM; nothing is written before the end
+        bad, no_reference = check_ground_truth(fam, numbered)
+    shown = 20
+    for item in bad[:shown]:
+        click.echo(f"{path}: {item.where}: id '{item.instance_id}': ground truth does not verify: {item.reason}",
+                   err=True)
+    if len(bad) > shown:
+        click.echo(f"{path}: ... and {len(bad) - shown} more", err=True)
+    if bad and not keep_unverified:
+        raise UserError(f"the ground truth of {len(bad)} of {len(numbered)} instances does not verify (listed "
+                        "above); nothing imported. Fix them, or import them anyway with --keep-unverified",
+                        file=str(path))
+    instances = [inst for _, inst in numbered]
     ws = _workspace(ctx)
-    snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances),
-                    meta={"source": str(path), "format": source})
+    meta: dict[str, Any] = {"source": str(path), "format": source}
+    if bad:
+        meta["unverified"] = [item.instance_id for item in bad]
+    if no_reference:
+        meta["no_reference"] = no_reference
+    snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances), meta=meta)
     ws.log.write_snapshot(snap, instances, features=fam.feature_values)
-    click.echo(f"imported {len(instances)} instances ({source}) as snapshot '{name}' into {ws.log.path}")
+    notes = [f"{len(bad)} whose ground truth does not verify"] if bad else []
+    notes += [f"{no_reference} without a reference"] if no_reference else []
+    extra = f"; {', '.join(notes)}" if notes else ""
+    click.echo(f"imported {len(instances)} instances ({source}{extra}) as snapshot '{name}' into {ws.log.path}")
 
 
 _load_extra_commands()

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -14,27 +15,69 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 
 from core.errors import UserError
+from core.limits import (
+    DEFAULT_BUDGET_S,
+    MAX_BUDGET_S,
+    MAX_CONCURRENCY,
+    MAX_LIMIT,
+    MAX_SAMPLES,
+    MAX_STOP,
+    MAX_TEMPERATURE,
+    MAX_TOKENS,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 FORMAT = click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 
 
+# ---- bounded numbers ---------------------------------------------------------------------------------
+class Finite(click.ParamType):
+    """A float option that must be finite and within [lo, hi] (or (lo, hi] when `lo_open`): click's
+    FloatRange lets nan through (every comparison with nan is false) and reads "inf" as a number."""
+
+    name = "number"
+
+    def __init__(self, lo: float, hi: float, lo_open: bool = False) -> None:
+        self.lo, self.hi, self.lo_open = lo, hi, lo_open
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        low_ok = number > self.lo if self.lo_open else number >= self.lo
+        if not (math.isfinite(number) and low_ok and number <= self.hi):
+            bound = f"{'>' if self.lo_open else '>='} {self.lo:g} and <= {self.hi:g}"
+            self.fail(f"{value} is not a finite number {bound}", param, ctx)
+        return number
+
+
+def bounded(lo: int, hi: int) -> click.IntRange:
+    return click.IntRange(min=lo, max=hi)
+
+
+BUDGET = Finite(0.0, MAX_BUDGET_S, lo_open=True)
+
+
 # ---- sampling options (shared with `solve`) --------------------------------------------------------
 def sampling_options(func: F) -> F:
     """--temperature --top-p --max-tokens --seed --stop --reasoning-effort --thinking-budget."""
     options = [
-        click.option("--temperature", type=float, default=None, help="Sampling temperature (0 = cached)."),
-        click.option("--top-p", "top_p", type=float, default=None),
-        click.option("--max-tokens", "max_tokens", type=click.IntRange(min=1), default=None),
-        click.option("--seed", "sample_seed", type=int, default=None,
+        click.option("--temperature", type=Finite(0.0, MAX_TEMPERATURE), default=None,
+                     help="Sampling temperature (0 = cached)."),
+        click.option("--top-p", "top_p", type=Finite(0.0, 1.0), default=None),
+        click.option("--max-tokens", "max_tokens", type=bounded(1, MAX_TOKENS), default=None),
+        click.option("--seed", "sample_seed", type=bounded(-(2**63), 2**63 - 1 - MAX_SAMPLES), default=None,
                      help="Sampling seed (sample k uses seed+k; seeded requests are cached)."),
         click.option("--stop", "stop", multiple=True, metavar="TEXT",
-                     help="Stop sequence; repeat for several (sent as the API's stop / stop_sequences)."),
+                     help=f"Stop sequence; repeat for several, at most {MAX_STOP} (sent as the API's stop / "
+                          "stop_sequences)."),
         click.option("--reasoning-effort", "reasoning_effort", default=None, help="openai-style: low|medium|high."),
-        click.option("--thinking-budget", "thinking_budget", type=click.IntRange(min=1), default=None,
+        click.option("--thinking-budget", "thinking_budget", type=bounded(1, MAX_TOKENS), default=None,
                      help="anthropic-style thinking budget in tokens."),
     ]
     for option in reversed(options):
@@ -52,7 +95,11 @@ def sampling_params(**kwargs: Any) -> Any:
 
     values = {("seed" if k == "sample_seed" else k): kwargs.get(k) for k in SAMPLING_KEYS}
     values["stop"] = list(values["stop"]) if values["stop"] else None  # click gives () when not given
-    return SamplingParams(**{k: v for k, v in values.items() if v is not None})
+    try:
+        return SamplingParams(**{k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise UserError(f"--{str(err['loc'][0]).replace('_', '-')}: {err['msg']}") from None
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
@@ -168,7 +215,8 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
         if retry_errors:
             raise UserError("--retry-errors only applies with --resume RUN")
         config = RunConfig(snapshot=snapshot, solver=solver, samples=samples or 1, concurrency=concurrency,
-                           limit=limit, style=style, budget_s=budget or 5.0, params=params, cache=not no_cache)
+                           limit=limit, style=style, budget_s=DEFAULT_BUDGET_S if budget is None else budget,
+                           params=params, cache=not no_cache)
     progress = RunProgress(f"{config.solver} on {config.snapshot}")
     outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress)
     stats = outcome.stats
@@ -176,7 +224,7 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
                "correct": stats.correct, "errors": stats.errors, "cached": stats.cached,
                "accuracy": stats.accuracy, "db": str(ws.log.path)}
     if outcome.status == "interrupted" and not outcome.run_id:
-        click.echo("interrupted before the run started; nothing was recorded", err=True)
+        click.echo("interrupted before the first attempt; no attempt was recorded", err=True)
         ctx.exit(130)
     if outcome.status == "interrupted":
         click.echo(f"interrupted: {stats.done} of {stats.total} attempts recorded in {ws.log.path}; "
@@ -261,17 +309,6 @@ def duration(seconds: float) -> str:
 JSON_COLUMNS = ("prompt", "answer", "verdict", "usage")
 
 
-def _secrets() -> list[str]:
-    """Configured API keys, so an export can prove (and ensure) none of them is in it."""
-    from core.models.config import ConfigError, load_endpoints
-
-    try:
-        endpoints = load_endpoints()
-    except ConfigError:
-        return []
-    return [key for ep in endpoints.values() if (key := ep.key())]
-
-
 def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
     from core.runner import get_run
 
@@ -292,14 +329,15 @@ def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
 
 def _export_command(ctx: click.Context, run_id: str, out: Path | None) -> None:
     ws = _workspace(ctx)
+    from core.canonical import json_line
+    from core.models.config import known_secrets
+    from core.models.secrets import scrub
+
     rows = export_rows(ws.log, run_id)
-    keys = _secrets()
-    lines = []
-    for row in rows:
-        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
-        for key in keys:  # defence in depth: nothing we store should contain a key, but never export one
-            line = line.replace(key, "***")
-        lines.append(line + "\n")
+    keys = known_secrets()
+    # Defence in depth: nothing stored holds a secret, but an export never does (dummy keys such as
+    # `x` are not secrets, so an export never rewrites text: see core.models.secrets).
+    lines = [json_line(scrub(row, keys)) + "\n" for row in rows]
     if out is None:
         sys.stdout.write("".join(lines))
         return
@@ -313,9 +351,11 @@ def _export_command(ctx: click.Context, run_id: str, out: Path | None) -> None:
 
 def _import_command(ctx: click.Context, snapshot: str, answers: Path, solver_name: str, fmt: str) -> None:
     from core.runner import import_answers
+    from core.runner.stop import stop_on_signals
 
     ws = _workspace(ctx)
-    run_id, count, samples = import_answers(ws, snapshot, answers, solver_name)
+    with stop_on_signals():  # SIGINT/SIGTERM stop it at once; nothing is written until all is verified
+        run_id, count, samples = import_answers(ws, snapshot, answers, solver_name)
     if fmt == "json":
         click.echo(json.dumps({"run": run_id, "attempts": count, "samples": samples}))
     else:
@@ -328,12 +368,15 @@ def register(cli: click.Group) -> None:
     @cli.command("run")
     @click.option("--snapshot", default=None, help="Snapshot name (see `sembench snapshot list`).")
     @click.option("--solver", default=None, help="baseline | oracle | a family extra | provider:model")
-    @click.option("--samples", type=click.IntRange(min=1), default=None, help="Samples per instance [1].")
-    @click.option("--concurrency", type=click.IntRange(min=1), default=None,
-                  help="Attempts in flight (default: the endpoint's max_concurrency; overrides it when given).")
-    @click.option("--limit", type=click.IntRange(min=0), default=None, help="Only the first N instances.")
+    @click.option("--samples", type=bounded(1, MAX_SAMPLES), default=None,
+                  help=f"Samples per instance [1], at most {MAX_SAMPLES}.")
+    @click.option("--concurrency", type=bounded(1, MAX_CONCURRENCY), default=None,
+                  help="Attempts in flight (default: the endpoint's max_concurrency; overrides it when given), "
+                       f"at most {MAX_CONCURRENCY}.")
+    @click.option("--limit", type=bounded(0, MAX_LIMIT), default=None, help="Only the first N instances.")
     @click.option("--style", default=None, help="Prompt style.")
-    @click.option("--budget", type=float, default=None, help="Seconds per instance for local solvers [5].")
+    @click.option("--budget", type=BUDGET, default=None,
+                  help=f"Seconds per instance for local solvers [{DEFAULT_BUDGET_S:g}], at most {MAX_BUDGET_S:g}.")
     @click.option("--resume", default=None, metavar="RUN", help="Finish a run: only what is missing is asked.")
     @click.option("--retry-errors", "retry_errors", type=click.Choice(["transient", "all"]), is_flag=False,
                   flag_value="transient", default=None,
@@ -356,10 +399,11 @@ def register(cli: click.Group) -> None:
         --no-cache asks the server every time.
 
         \b
-        A run stops early (exit 2, resumable) when 5 attempts in a row cannot
-        reach the endpoint or are refused (401/403), or when its first 5
-        attempts all fail the same way (e.g. HTTP 404 for a wrong model
-        name); the message gives the resume command.
+        A run stops early (exit 2, resumable) when the endpoint fails most
+        requests (90% of the last 20 attempts, at least 5, could not connect,
+        timed out, were refused or got 429/5xx), or when its first 5 attempts
+        all fail the same way (e.g. HTTP 404 for a wrong model name); the
+        message gives the resume command.
         """
         _run_command(ctx, **kwargs)
 

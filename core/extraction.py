@@ -1,7 +1,14 @@
-"""What every family's extractor needs from a raw reply: the answer apart from the reasoning, and the fenced
-code blocks in it (with a language filter). One implementation, so every family reads replies alike.
+"""What every family's extractor needs from a raw reply: a bound on the work (replies too long to be an
+answer are not read), the answer apart from the reasoning, and the fenced code blocks in it (with a
+language filter). One implementation, so every family reads replies alike.
 
-The reasoning rule matches core.models.think (which splits replies as they stream): `<think>` blocks are
+Length bound: a reply of 50 MB (a runaway generation, a server streaming garbage, a file from elsewhere)
+would keep a family's extractor busy for seconds, on the event loop that also carries every request in
+flight. No answer to any family is anywhere near this long (a model's whole output budget of 100k+ tokens
+is about 400k characters), so such a reply is a typed extraction failure, "too_long", decided from its
+length alone. Shorter replies reach the family's `extract` exactly as they are.
+
+Reasoning: the rule matches core.models.think (which splits replies as they stream): `<think>` blocks are
 reasoning; an unclosed block is reasoning to the end (a reply cut off while thinking); a stray `</think>`
 with no opening tag means everything before it was reasoning (the opening tag was in the chat template).
 Tags are matched case-insensitively. Both helpers are linear in the reply's length.
@@ -9,10 +16,36 @@ Tags are matched case-insensitively. Both helpers are linear in the reply's leng
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from pydantic import BaseModel
 
+from core.verdict import Answer
+
+if TYPE_CHECKING:
+    from core.family import Family
+    from core.instance import Instance
+
+MAX_REPLY_CHARS = 1_000_000
 OPEN_THINK = "<think>"
 CLOSE_THINK = "</think>"
+
+
+def too_long(text: Any) -> Answer | None:
+    """The failure for a reply longer than MAX_REPLY_CHARS, else None."""
+    if isinstance(text, str) and len(text) > MAX_REPLY_CHARS:
+        return Answer.failure(
+            "too_long",
+            f"the reply is {len(text):,} characters long; answers are extracted from replies of at most "
+            f"{MAX_REPLY_CHARS:,} characters (a reply this long is a runaway generation, not an answer)",
+            length=len(text),
+        )
+    return None
+
+
+def extract(family: Family, text: Any, instance: Instance | None = None) -> Answer:
+    """`family.extract(text, instance)`, bounded: what every check of a reply goes through."""
+    return too_long(text) or family.extract(text, instance)
 
 
 class Reply(BaseModel):

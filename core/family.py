@@ -203,13 +203,17 @@ class Family:
         raise self._missing("verify")
 
     def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
-        answer = self.extract(response, instance)
+        from core.extraction import extract
+
+        answer = extract(self, response, instance)  # bounded: a huge reply is a "too_long" failure
         return answer, self.verify(instance, answer)
 
     def check_many(self, items: Sequence[tuple[Instance, str]]) -> list[tuple[Answer, Verdict]]:
         """Check several (instance, response) pairs. Families whose verifier starts a tool override it
         (as `verify_many`) to amortise one tool start over many answers; the runner calls this."""
-        answers = [self.extract(response, instance) for instance, response in items]
+        from core.extraction import extract
+
+        answers = [extract(self, response, instance) for instance, response in items]
         verdicts = self.verify_many([(instance, answer) for (instance, _), answer in zip(items, answers, strict=True)])
         return list(zip(answers, verdicts, strict=True))
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from core.canonical import json_line
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
+from core.limits import MAX_INSTANCES
+
+# Deeper nesting would exhaust the stack of the code that walks a value (validation, canonical JSON).
+# Integers are limited by Python itself (4300 digits); fields stored as integers (sample) check their own.
+MAX_DEPTH = 200
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -30,13 +37,42 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise UserError(f"not valid UTF-8 (byte {exc.start})", file=name, line=number) from None
             if not text.strip():
                 continue
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=name, line=number) from None
+            value = parse_line(text, name, number)
             if not isinstance(value, dict):
                 raise UserError("expected a JSON object", file=name, line=number)
             yield number, value
+
+
+def parse_line(text: str, name: str, number: int) -> Any:
+    """One JSON value within the limits every later step can handle (nesting, number sizes)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=name, line=number) from None
+    except RecursionError:
+        raise UserError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)", file=name, line=number) from None
+    except ValueError:  # Python refuses to read integers of more than sys.get_int_max_str_digits() digits
+        raise UserError(f"an integer with more than {sys.get_int_max_str_digits()} digits", file=name,
+                        line=number) from None
+    field, problem = _within_limits(value)
+    if problem:
+        raise UserError(problem, file=name, line=number, field=field)
+    return value
+
+
+def _within_limits(value: Any) -> tuple[str | None, str | None]:
+    """(field path, problem) of the first value nested too deeply, else (None, None). Iterative, so it
+    cannot itself run out of stack."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return ".".join(path[:5]) + "...", f"JSON nested too deeply (more than {MAX_DEPTH} levels)"
+        if isinstance(item, dict):
+            stack.extend((v, (*path, str(k))) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, (*path, str(i))) for i, v in enumerate(item))
+    return None, None
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str]:
@@ -46,8 +82,16 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
 
 
 def load_instances(family: Family, path: str | Path) -> list[Instance]:
-    instances: list[Instance] = []
+    return [inst for _, inst in load_numbered_instances(family, path)]
+
+
+def load_numbered_instances(family: Family, path: str | Path,
+                            max_items: int = MAX_INSTANCES) -> list[tuple[int, Instance]]:
+    """(line number, instance) for each line; at most `max_items` (a UserError beyond)."""
+    instances: list[tuple[int, Instance]] = []
     for number, obj in read_jsonl(path):
+        if len(instances) >= max_items:
+            raise UserError(f"more than {max_items} instances; split the file", file=str(path), line=number)
         if obj.get("family", family.id) != family.id:
             raise UserError(
                 f"instance of family '{obj.get('family')}', expected '{family.id}'", file=str(path), line=number,
@@ -55,7 +99,7 @@ def load_instances(family: Family, path: str | Path) -> list[Instance]:
             )
         obj.setdefault("family", family.id)
         try:
-            instances.append(family.parse_instance(obj))
+            instances.append((number, family.parse_instance(obj)))
         except ValidationError as exc:
             field, message = validation_message(exc)
             raise UserError(message, file=str(path), line=number, field=field) from None
@@ -79,6 +123,6 @@ def write_jsonl(rows: Iterator[dict[str, Any]] | list[dict[str, Any]], out: Any)
     """Write rows to a text stream, one compact JSON object per line (key order kept)."""
     count = 0
     for row in rows:
-        out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.write(json_line(row) + "\n")
         count += 1
     return count

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.limits import MAX_STOP, MAX_TEMPERATURE, MAX_TOKENS
+
 Role = Literal["system", "user", "assistant"]
 
 # on_delta(kind, chunk): kind is "text" or "reasoning". A provider that has to retry after it already
@@ -36,13 +38,14 @@ class SamplingParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float | None = None
-    top_p: float | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    seed: int | None = None
-    stop: list[str] | None = None
+    # Bounded so that nan, inf or a typo of a few zeros is refused up front, not sent with every request.
+    temperature: float | None = Field(default=None, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
+    top_p: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    seed: int | None = Field(default=None, ge=-(2**63), le=2**63 - 1)
+    stop: list[str] | None = Field(default=None, max_length=MAX_STOP)
     reasoning_effort: str | None = None  # openai-style "low" / "medium" / "high"
-    thinking_budget: int | None = Field(default=None, ge=1)  # anthropic-style token budget
+    thinking_budget: int | None = Field(default=None, ge=1, le=MAX_TOKENS)  # anthropic-style token budget
 
     def wants_reasoning(self) -> bool:
         return self.thinking_budget is not None or (

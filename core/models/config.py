@@ -11,7 +11,8 @@ Precedence: environment variable > config file > built-in default. The config fi
     request_deadline_s = 900      # the whole request, retries included, never takes longer than this
     max_retries = 5
 
-Keys are SecretStr and only ever leave this module as "set" / "not set". A key is stripped of surrounding
+Keys are SecretStr and only ever leave this module as "set" / "not set"; every Endpoint registers its key
+with `core.models.secrets`, which keeps real-looking keys out of everything Sembench writes. A key is stripped of surrounding
 whitespace (a trailing newline from `$(cat keyfile)`); one with other control or non-ASCII characters
 (a stray paste) is refused here, naming where it came from, because it cannot be sent in an HTTP header.
 """
@@ -27,6 +28,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from core.limits import MAX_CONCURRENCY
+from core.models import secrets
+
 KINDS = ("openai", "anthropic", "ollama")
 
 DEFAULT_BASE_URLS = {
@@ -39,6 +43,7 @@ API_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ol
 
 # A local Ollama serves a few requests at a time (OLLAMA_NUM_PARALLEL); hosted APIs take more.
 DEFAULT_CONCURRENCY = {"openai": 8, "anthropic": 8, "ollama": 2}
+DAY_S = 86400.0
 
 
 class ConfigError(ValueError):
@@ -53,19 +58,25 @@ class Endpoint(BaseModel):
     kind: str
     base_url: str
     api_key: SecretStr | None = None
-    max_concurrency: int = Field(default=8, ge=1)
-    timeout_s: float = Field(default=600.0, gt=0)  # read timeout: reasoning models can think for minutes
-    connect_timeout_s: float = Field(default=10.0, gt=0)
-    max_retries: int = Field(default=4, ge=0)
-    backoff_base_s: float = Field(default=0.5, ge=0)
-    backoff_cap_s: float = Field(default=20.0, ge=0)
-    retry_after_cap_s: float = Field(default=60.0, ge=0)  # a server asking for an hour gets this
-    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    # Every number has an upper bound: a typo (an extra zero or three) is an error, not 10^9 connections.
+    max_concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
+    timeout_s: float = Field(default=600.0, gt=0, le=DAY_S)  # read timeout: reasoning models think for minutes
+    connect_timeout_s: float = Field(default=10.0, gt=0, le=DAY_S)
+    max_retries: int = Field(default=4, ge=0, le=100)
+    backoff_base_s: float = Field(default=0.5, ge=0, le=DAY_S)
+    backoff_cap_s: float = Field(default=20.0, ge=0, le=DAY_S)
+    retry_after_cap_s: float = Field(default=60.0, ge=0, le=DAY_S)  # a server asking for an hour gets this
+    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1024, le=1024**3)
     # The read timeout restarts with every byte, so a server trickling a reply could hold a request
     # forever; this bounds the whole call (retries and backoff included).
-    request_deadline_s: float = Field(default=900.0, gt=0)
+    request_deadline_s: float = Field(default=900.0, gt=0, le=7 * DAY_S)
     # Where each setting came from ("env OPENAI_BASE_URL", "config PATH", "default"), for `sembench models`.
     sources: tuple[tuple[str, str], ...] = ()
+
+    def model_post_init(self, _context: Any) -> None:
+        # A process that may send this key scrubs it from everything it writes (core.models.secrets).
+        if self.api_key is not None:
+            secrets.register(self.api_key.get_secret_value())
 
     @property
     def has_key(self) -> bool:
@@ -208,6 +219,39 @@ def _first_error(exc: Exception) -> str:
         loc = ".".join(str(p) for p in err["loc"])
         return f"{loc}: {err['msg']}"  # pydantic's msg does not echo the input value, so no key leaks
     return " ".join(str(exc).split())
+
+
+_watch: dict[str, Any] = {"config": None, "vars": (), "values": None}
+
+
+def known_secrets() -> tuple[str, ...]:
+    """Every secret this process knows (core.models.secrets.known()), after registering the keys the
+    environment and the config file configure now. Cheap enough to call for every stored row: the
+    config file is read again only when it changes, and the endpoints are loaded again only when one of
+    the variables that can hold a key (the standard ones, and those the file's `api_key_env` names) does."""
+    env = os.environ
+    path = default_config_path(env)
+    try:
+        stamp: Any = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    if _watch["config"] != (str(path), stamp):
+        names = {v for v in API_KEY_ENV.values() if v} | {"SEMBENCH_CONFIG", "XDG_CONFIG_HOME"}
+        try:
+            data = _read_config(path, explicit=False)
+        except ConfigError:
+            data = {}
+        names |= {section["api_key_env"] for section in data.values()
+                  if isinstance(section, dict) and isinstance(section.get("api_key_env"), str)}
+        _watch.update(config=(str(path), stamp), vars=tuple(sorted(names)), values=None)
+    values = tuple(env.get(name) for name in _watch["vars"])
+    if values != _watch["values"]:
+        try:
+            load_endpoints(env)  # each Endpoint registers its key
+        except Exception:  # noqa: BLE001 - a bad config is reported where it is used; the env keys still count
+            pass
+        _watch["values"] = values
+    return secrets.known()
 
 
 def describe_endpoints(endpoints: Mapping[str, Endpoint] | None = None) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from core.models import secrets
 from core.models.base import (
     ChatResponse,
     DeltaCallback,
@@ -185,13 +186,13 @@ class HttpProvider(Provider):
                 if streamed[0] and on_delta is not None:
                     on_delta("reset", "")  # the viewer showed a partial reply that is now void
                 await self._sleep(delay)
-        # A server may quote the key back in a reply (an echo endpoint, a proxy's debug text): it must
-        # not reach the caller, the cache or the database.
+        # Text and reasoning go to extraction exactly as sent; a key echoed in them is kept out of the
+        # cache and the database where they are stored (core.models.secrets). Metadata is redacted here.
         return ChatResponse(
-            text=self._redact(text),
-            reasoning=self._redact(reasoning) if reasoning else reasoning,
+            text=text,
+            reasoning=reasoning,
             usage=meta.usage,
-            finish_reason=meta.finish_reason,
+            finish_reason=self._redact(meta.finish_reason) if meta.finish_reason else meta.finish_reason,
             model=self._redact(meta.model) if meta.model else meta.model,
             latency_s=time.perf_counter() - start,
             retries=retries,
@@ -363,16 +364,9 @@ async def _drain(lines: AsyncIterator[str], timeout_s: float = 2.0) -> None:
 
 
 def redact(text: str, key: str | None) -> str:
-    """Remove the key, and any 12-character piece of it, from text (servers echo partial keys)."""
-    if not key:
-        return text
-    text = text.replace(key, "***")
-    window = 12
-    for i in range(max(0, len(key) - window + 1)):
-        piece = key[i : i + window]
-        if piece in text:
-            text = text.replace(piece, "***")
-    return text
+    """Remove the key (when it is a real-looking one), any 12-character piece of it, and every other
+    secret this process knows, from text (core.models.secrets)."""
+    return secrets.redact(secrets.redact(text, [key] if key else []))
 
 
 def _snippet(body: bytes, limit: int = 120) -> str:

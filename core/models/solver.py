@@ -8,6 +8,10 @@ paid twice: a rerun of the same configuration asks the server nothing, and with 
 seed the K samples of an instance are one request (asked once, recorded K times as cached). Identical
 requests in flight at the same moment share one reply too.
 
+A reply is cached only when it can be stored exactly as received: one holding a secret (a server echoing
+the API key) or lone surrogates is not cached (see `cache_entry`), so a replay is always what the
+server sent and the cache never holds a key.
+
 With a seed, sample k is sent with seed + k: K samples with one fixed seed would be K copies of one
 answer, while seed + k keeps every sample reproducible and the samples distinct (and their keys apart).
 """
@@ -21,10 +25,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from core.canonical import storable
 from core.errors import UserError
 from core.instance import Instance
-from core.models import ConfigError, Endpoint, make_provider, parse_model_spec
+from core.models import ConfigError, Endpoint, make_provider, parse_model_spec, secrets
 from core.models.base import ChatResponse, Message, Provider, ProviderError, SamplingParams
+from core.models.config import known_secrets
 from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.store import LogStore
 from core.trace import Prompt
@@ -168,7 +174,9 @@ class ModelSolver(Solver):
         try:
             outcome = await self._fetch(messages, on_delta)
             if isinstance(outcome, ChatResponse) and self.cache is not None:
-                self.cache.cache_put(key, self.spec, outcome.model_dump(mode="json"))
+                entry = cache_entry(outcome)
+                if entry is not None:
+                    self.cache.cache_put(key, self.spec, entry)
         except Exception as exc:  # a provider bug must not take a whole run down; it is recorded
             return bug_result(exc, start)
         finally:
@@ -198,6 +206,16 @@ class ModelSolver(Solver):
         await self.provider.aclose()
 
 
+def cache_entry(response: ChatResponse) -> dict[str, Any] | None:
+    """What the response cache stores for a reply, or None when the reply may not be cached: one that
+    holds a secret (a server echoing the key) or text that cannot be stored as it is (lone surrogates).
+    A cache replay is always exactly what the server sent, and never contains a key."""
+    entry = response.model_dump(mode="json")
+    if storable(entry) != entry or secrets.contains_secret(entry, known_secrets()):
+        return None
+    return entry
+
+
 def replay(response: ChatResponse, on_delta: DeltaCallback | None, start: float) -> SolveResult:
     """A reply already paid for (cache, or an identical request in flight), shown as if streamed."""
     if on_delta is not None:
@@ -212,14 +230,15 @@ def replay(response: ChatResponse, on_delta: DeltaCallback | None, start: float)
 
 def error_result(exc: ProviderError, start: float) -> SolveResult:
     return SolveResult(
-        error=str(exc), error_kind=exc.kind, retries=exc.retries, usage={"retries": exc.retries},
+        error=secrets.redact(str(exc), known_secrets()), error_kind=exc.kind, retries=exc.retries, usage={"retries": exc.retries},
         elapsed_s=time.perf_counter() - start,
     )
 
 
 def bug_result(exc: Exception, start: float) -> SolveResult:
     return SolveResult(
-        error=f"{type(exc).__name__}: {' '.join(str(exc).split())}", error_kind="solver",
+        error=secrets.redact(f"{type(exc).__name__}: {' '.join(str(exc).split())}", known_secrets()),
+        error_kind="solver",
         elapsed_s=time.perf_counter() - start,
     )
 
@@ -230,7 +249,10 @@ def to_result(response: ChatResponse, elapsed_s: float) -> SolveResult:
     usage["finish_reason"] = response.finish_reason
     usage["model"] = response.model
     usage["retries"] = response.retries  # the attempt record has no column for it; usage keeps it
+    # Metadata is redacted; the text and reasoning go to extraction exactly as the server sent them
+    # (their stored copies are redacted by AttemptRecord.row()).
     return SolveResult(
-        response=response.text, reasoning=response.reasoning, usage=usage, elapsed_s=elapsed_s,
+        response=response.text, reasoning=response.reasoning, usage=secrets.scrub(usage, known_secrets()),
+        elapsed_s=elapsed_s,
         retries=response.retries,
     )

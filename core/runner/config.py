@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from core.attempts import AttemptRecord
+from core.errors import UserError
+from core.limits import DEFAULT_BUDGET_S, MAX_BUDGET_S, MAX_CONCURRENCY, MAX_LIMIT, MAX_SAMPLES
 from core.models.base import SamplingParams
 
 
@@ -20,20 +22,24 @@ class RunConfig(BaseModel):
 
     snapshot: str
     solver: str
-    samples: int = Field(default=1, ge=1)
-    concurrency: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=0)
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
+    limit: int | None = Field(default=None, ge=0, le=MAX_LIMIT)
     style: str | None = None
-    budget_s: float = Field(default=5.0, gt=0)
+    budget_s: float = Field(default=DEFAULT_BUDGET_S, gt=0, le=MAX_BUDGET_S, allow_inf_nan=False)
     params: SamplingParams = Field(default_factory=SamplingParams)
     cache: bool = True
 
     def options(self) -> dict[str, Any]:
-        # Never the endpoint or its key: those come from the environment at run time.
-        return {
+        # Never the endpoint or its key: those come from the environment at run time (and a secret typed
+        # into an option, a stop sequence say, is redacted like everything else that is stored).
+        from core.models.config import known_secrets
+        from core.models.secrets import scrub
+
+        return scrub({
             "concurrency": self.concurrency, "limit": self.limit, "style": self.style, "budget_s": self.budget_s,
             "params": self.params.model_dump(exclude_none=True), "cache": self.cache,
-        }
+        }, known_secrets())
 
 
 @dataclass
@@ -95,11 +101,18 @@ def new_run_id() -> str:
 
 def config_of(run: dict[str, Any]) -> RunConfig:
     opts = run["options"]
-    return RunConfig(
-        snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"], concurrency=opts.get("concurrency"),
-        limit=opts.get("limit"), style=opts.get("style"), budget_s=opts.get("budget_s", 5.0),
-        params=SamplingParams(**opts.get("params", {})), cache=opts.get("cache", True),
-    )
+    try:
+        return RunConfig(
+            snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"],
+            concurrency=opts.get("concurrency"), limit=opts.get("limit"), style=opts.get("style"),
+            budget_s=opts.get("budget_s", DEFAULT_BUDGET_S), params=SamplingParams(**opts.get("params", {})),
+            cache=opts.get("cache", True),
+        )
+    except ValidationError as exc:  # a run recorded before today's bounds, or an edited database
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "options"
+        raise UserError(f"run '{run['id']}' cannot be resumed: its recorded {where} is out of range "
+                        f"({err['msg']})") from None
 
 
 def resume_command(db_path: Path, run_id: str, retry: str | None = None) -> str:

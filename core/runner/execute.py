@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from core.runner.config import (
     resume_command,
 )
 from core.runner.plan import load_snapshot, plan, retry_mode
-from core.runner.stop import RunAborted, StopRule
+from core.runner.stop import RunAborted, StopRule, stop_on_signals
 from core.runner.verifying import Verifier
 from core.solvers import Solver, SolveResult, is_model_spec, make_solver
 from core.store import LogStore, Workspace, now_iso
@@ -157,11 +156,11 @@ async def run_async(
             run_id = create_run(store, config, family, len(instances) * config.samples, run_id)
         else:
             run_id = store.claim_run(resume)["id"]  # a clear error for an unknown or live run
-        items, stats = plan(store, run_id, instances, config.samples, retry_errors)
         concurrency = config.concurrency or default_concurrency(solver)
         status = "interrupted"
         beating = asyncio.create_task(heartbeat(store, run_id))
         try:
+            items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
                           style=style, observer=observer)
             status = "finished"
@@ -209,14 +208,9 @@ def run_sync(
                 observer.finish(stats)
 
     async def main() -> RunOutcome:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        if task is not None:
-            try:
-                loop.add_signal_handler(signal.SIGTERM, task.cancel)
-            except (NotImplementedError, RuntimeError):  # not the main thread / not Unix
-                pass
-        return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder())
+        # SIGINT/SIGTERM cancel the run's task, and stop a synchronous phase (loading, planning) at once
+        with stop_on_signals(asyncio.get_running_loop(), asyncio.current_task()):
+            return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder())
 
     try:
         return asyncio.run(main())

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from pathlib import Path
 
-from core.attempts import record_from
+from core.attempts import record_from, seconds
 from core.errors import UserError
 from core.instance import Instance
+from core.limits import MAX_SAMPLES
 from core.runner.config import RunConfig
 from core.runner.execute import create_run
 from core.runner.plan import load_snapshot
+from core.runner.stop import checkpoint
 from core.solver_base import SolveResult
-from core.store import Workspace
+from core.store import LogStore, Workspace
 
 
 def import_answers(ws: Workspace, snapshot: str, path: Path, solver_name: str) -> tuple[str, int, int]:
@@ -41,30 +45,46 @@ def import_answers(ws: Workspace, snapshot: str, path: Path, solver_name: str) -
         sample = obj.get("sample")
         if sample is None:
             sample = next_sample.get(iid, 0)
-        if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
-            raise UserError("must be a non-negative integer", file=name, line=number, field="sample")
+        if not isinstance(sample, int) or isinstance(sample, bool) or not 0 <= sample < MAX_SAMPLES:
+            raise UserError(f"must be an integer from 0 to {MAX_SAMPLES - 1} (at most {MAX_SAMPLES} samples per "
+                            "instance)", file=name, line=number, field="sample")
         if (iid, sample) in seen:
             raise UserError(f"second answer for '{iid}' sample {sample}", file=name, line=number, field="id")
         seen.add((iid, sample))
         next_sample[iid] = max(next_sample.get(iid, 0), sample + 1)
-        elapsed = obj.get("elapsed_s")
         usage = obj.get("usage")
         entries.append((by_id[iid], sample, SolveResult(
             response=response or "", reasoning=obj.get("reasoning"), error=error,
             error_kind=obj.get("error_kind") or ("imported" if error is not None else None),
-            elapsed_s=float(elapsed) if isinstance(elapsed, int | float) else 0.0,
+            elapsed_s=seconds(obj.get("elapsed_s")) or 0.0,
             usage=usage if isinstance(usage, dict) else {},
         )))
     if not entries:
         raise UserError("no answers in file", file=name)
     samples = max(sample for _, sample, _ in entries) + 1
+    # Every answer is extracted and verified before anything is written, so a file that trips the
+    # verifier (or an interruption) leaves no half-imported run behind.
+    records = []
+    for instance, sample, result in entries:
+        checkpoint()
+        records.append(record_from(family, instance, solver_name, result, prompt={}, snapshot=snapshot,
+                                   sample=sample, source="import"))
     store = ws.log
     store.db.execute("pragma synchronous=normal")
     config = RunConfig(snapshot=snapshot, solver=solver_name, samples=samples)
     run_id = create_run(store, config, family, len(instances) * samples, extra_options={"imported_from": path.name})
-    for instance, sample, result in entries:
-        record = record_from(family, instance, solver_name, result, prompt={}, run_id=run_id, snapshot=snapshot,
-                             sample=sample, source="import")
-        store.add_attempt(record.row())
-    store.set_status(run_id, "finished")
+    try:
+        for record in records:
+            record.run_id = run_id
+            store.add_attempt(record.row())
+        store.set_status(run_id, "finished")
+    except BaseException:
+        _discard(store, run_id)  # all or nothing: no orphan run that reads "stale" forever
+        raise
     return run_id, len(entries), samples
+
+
+def _discard(store: LogStore, run_id: str) -> None:
+    with contextlib.suppress(sqlite3.Error), store.db.conn:
+        store.db.conn.execute("delete from attempts where run_id = ?", [run_id])
+        store.db.conn.execute("delete from runs where id = ?", [run_id])

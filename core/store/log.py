@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from core.canonical import canonical_json
-from core.errors import UserError
 from core.paths import default_log_db
 from core.store import runs
+from core.store.faults import db_fault
 from core.store.migrations import migrate
 from core.store.runs import now_iso
 from core.store.snapshots import SnapshotStore
@@ -23,6 +23,8 @@ from core.store.snapshots import SnapshotStore
 class LogStore(SnapshotStore):
     """The user's log database: runs, attempts, response cache, plus user snapshots. WAL mode."""
 
+    is_log_database = True  # refuses a snapshots database (core.store.snapshots.refuse_snapshots_database)
+
     def __init__(self, path: Path | str | None = None) -> None:
         super().__init__(path or default_log_db(), writable=True)
         try:
@@ -30,7 +32,7 @@ class LogStore(SnapshotStore):
             self.db.execute("pragma busy_timeout=5000")
             migrate(self.db.conn, str(self.path))
         except sqlite3.DatabaseError as exc:
-            raise UserError(f"not a usable SQLite database ({exc})", file=str(self.path)) from None
+            raise db_fault(self.path, exc) from None
 
     # -- runs (core.store.runs) ------------------------------------------------------------------
     def get_run(self, run_id: str) -> dict[str, Any]:

@@ -7,13 +7,14 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import sqlite_utils
 
-from core.canonical import canonical_json
+from core.canonical import canonical_json, safe_text, storable
 from core.errors import UserError
 from core.instance import Instance, Snapshot
+from core.store.faults import LOCK_WAIT_S, db_fault, path_fault
 
 
 def _check_readable(db: sqlite_utils.Database, path: Path) -> None:
@@ -21,7 +22,43 @@ def _check_readable(db: sqlite_utils.Database, path: Path) -> None:
     try:
         db.execute("select count(*) from sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise UserError(f"not a usable SQLite database ({exc})", file=str(path)) from None
+        if "not a database" in str(exc) or "malformed" in str(exc):
+            raise UserError(f"not a usable SQLite database ({exc})", file=str(path)) from None
+        raise db_fault(path, exc) from None
+
+
+def is_snapshots_database(path: Path) -> bool:
+    """Whether an existing file is a snapshots database (the bundled snapshots.db, or one `snapshot build
+    --out` wrote): snapshots and instances, at least one snapshot, and no attempts. Looked at read-only,
+    so nothing is ever written to it; a file that cannot be read that way is not called one."""
+    if not path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_S)
+    except (sqlite3.Error, ValueError):
+        return False
+    try:
+        tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+        if not {"snapshots", "instances"} <= tables or "attempts" in tables:
+            return False
+        return conn.execute("select count(*) from snapshots").fetchone()[0] > 0
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def refuse_snapshots_database(path: Path) -> None:
+    """A log database is never a snapshots database: writing runs into snapshots.db would turn the
+    shipped file into a log (WAL mode, new tables, a new digest)."""
+    from core.paths import BUNDLED_SNAPSHOTS
+
+    bundled = path.exists() and BUNDLED_SNAPSHOTS.exists() and path.resolve() == BUNDLED_SNAPSHOTS.resolve()
+    if bundled or is_snapshots_database(path):
+        what = "the bundled snapshots database" if bundled else "a snapshots database"
+        raise UserError(f"is {what} (snapshots and instances, as `sembench snapshot build` writes them), not a "
+                        "log database, and is never written to; use --db (SEMBENCH_DB) with another file",
+                        file=str(path))
 
 
 def _ensure_snapshot_tables(db: sqlite_utils.Database) -> None:
@@ -42,14 +79,31 @@ def _ensure_snapshot_tables(db: sqlite_utils.Database) -> None:
 class SnapshotStore:
     """Snapshots and their instances in one SQLite file (read-only unless `writable`)."""
 
+    # A log database (LogStore) must never be opened on a snapshots database: it would write runs,
+    # WAL mode and new tables into it. Snapshot databases themselves may be written (snapshot build).
+    is_log_database: ClassVar[bool] = False
+
     def __init__(self, path: Path | str, writable: bool = False) -> None:
         self.path = Path(path)
         self.writable = writable
         if writable:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite_utils.Database(str(self.path))
-            _check_readable(self.db, self.path)
-            _ensure_snapshot_tables(self.db)
+            if self.is_log_database:
+                refuse_snapshots_database(self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise path_fault(self.path, exc) from None
+            if self.path.is_dir():
+                raise UserError("is a folder, not a database file; use --db (SEMBENCH_DB) with a file path",
+                                file=str(self.path))
+            try:
+                # The busy timeout applies from the first statement: a database another process is
+                # writing makes this wait LOCK_WAIT_S (as every later write does), then fail clearly.
+                self.db = sqlite_utils.Database(sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S))
+                _check_readable(self.db, self.path)
+                _ensure_snapshot_tables(self.db)
+            except sqlite3.Error as exc:
+                raise db_fault(self.path, exc) from None
         else:
             if not self.path.exists():
                 raise UserError("snapshot database not found", file=str(self.path))
@@ -116,11 +170,12 @@ class SnapshotStore:
                                 field="id")
             seen[inst.id] = idx
             feats = features(inst) if features else dict(inst.meta)
-            rows.append((snapshot.name, idx, inst.id, inst.family, canonical_json(feats),
-                         canonical_json(inst.to_json_dict())))
-        snapshot_row = (snapshot.name, snapshot.family, snapshot.preset, canonical_json(snapshot.params),
-                        snapshot.seed, len(rows), snapshot.description, canonical_json(snapshot.meta),
-                        snapshot.meta.get("created", ""))
+            # storable: text read from files may hold lone surrogates, which SQLite cannot take
+            rows.append((snapshot.name, idx, safe_text(inst.id), inst.family, canonical_json(storable(feats)),
+                         canonical_json(storable(inst.to_json_dict()))))
+        snapshot_row = (snapshot.name, snapshot.family, snapshot.preset, canonical_json(storable(snapshot.params)),
+                        storable(snapshot.seed), len(rows), safe_text(snapshot.description),
+                        canonical_json(storable(snapshot.meta)), snapshot.meta.get("created", ""))
         # Plain sqlite3 statements in one explicit transaction: sqlite-utils' helpers commit on their own.
         conn = self.db.conn
         conn.execute("begin immediate")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.errors import UserError
 from core.instance import Snapshot
-from core.paths import BUNDLED_SNAPSHOTS
+from core.paths import BUNDLED_SNAPSHOTS, default_log_db
 from core.store.log import LogStore
 from core.store.snapshots import SnapshotStore
 
@@ -16,8 +16,13 @@ class Workspace:
 
     def __init__(self, log_path: Path | str | None = None, snapshots_path: Path | str | None = None) -> None:
         snap_path = Path(snapshots_path) if snapshots_path else BUNDLED_SNAPSHOTS
+        log = Path(log_path) if log_path else default_log_db()
+        if snap_path.exists() and log.exists() and log.resolve() == snap_path.resolve():
+            raise UserError("is the snapshots database this workspace reads, not a log database, and is never "
+                            "written to; use --db (SEMBENCH_DB) with another file", file=str(log))
+        # LogStore refuses any snapshots database too (looked at read-only, before anything is written).
+        self.log = LogStore(log)
         self.bundled = SnapshotStore(snap_path) if snap_path.exists() else None
-        self.log = LogStore(log_path)
         from core.tools.cache import configure
 
         configure(self.log.path)  # external tools' results are cached beside the attempts

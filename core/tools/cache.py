@@ -101,13 +101,19 @@ class ToolCache:
             return
         import datetime as _dt
 
+        from core.models.config import known_secrets
+        from core.models.secrets import contains_secret
+
         try:
+            # A tool's output may quote the answer it checked; one quoting an API key stays in memory only.
+            if contains_secret(result.model_dump(mode="json"), known_secrets()):
+                return
             with conn:
                 conn.execute("insert or replace into tool_cache (key, tool, version, result, created) "
                              "values (?, ?, ?, ?, ?)",
                              [key, tool, version, result.model_dump_json(),
                               _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")])
-        except sqlite3.Error:
+        except (sqlite3.Error, ValueError):  # ValueError: text that cannot be stored (lone surrogates)
             pass
 
     def _remember(self, key: str, result: ToolResult) -> None:

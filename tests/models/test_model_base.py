@@ -77,9 +77,12 @@ def test_provider_error_one_line_and_picklable():
 
 def test_redact():
     key = "sk-abcdefghijklmnopqrstuvwxyz0123"
-    assert redact(f"bad key {key}!", key) == "bad key ***!"
+    assert redact(f"bad key {key}!", key) == "bad key [redacted key]!"
     assert "ghijklmnopqr" not in redact("bad key sk-abcdefghijklmnopqr...", key)
     assert redact("nothing here", None) == "nothing here"
+    # a dummy key of a few characters is not a secret: the text is left alone
+    for dummy in ("x", "EMPTY", "ollama"):
+        assert redact(f"the examples {dummy} say {dummy}", dummy) == f"the examples {dummy} say {dummy}"
 
 
 # -- think tags ------------------------------------------------------------------------------------------

@@ -293,7 +293,7 @@ def test_endpoint_dying_mid_run_stops_it_with_a_resume_command_naming_the_db(toy
     assert (summary["status"], summary["done"], summary["errors"]) == ("finished", 40, 0)
 
 
-def test_stop_rule_counts_unreachable_in_a_row_and_one_persistent_kind_from_the_start() -> None:
+def test_stop_rule_looks_at_a_window_and_one_persistent_kind_from_the_start() -> None:
     from core.attempts import AttemptRecord
     from core.runner import StopRule
 
@@ -301,11 +301,17 @@ def test_stop_rule_counts_unreachable_in_a_row_and_one_persistent_kind_from_the_
         return AttemptRecord(instance_id="i", family="toy", solver="x", error_kind=kind,
                              error=None if kind is None else f"{kind}: boom")
 
-    rule = StopRule(after=3)
-    for kind in [None, "connection", "connection", None, "timeout", "connection"]:
-        assert rule.check(rec(kind)) is None, "an answer in between resets the count"
-    stopped = rule.check(rec("connection"))
+    rule = StopRule(after=3, window=10)
+    for kind in [None, "connection", "connection", None, "timeout", "connection", "connection"]:
+        assert rule.check(rec(kind)) is None, "failures that do not dominate the window do not stop a run"
+    rule = StopRule(after=3, window=10)
+    assert [rule.check(rec("connection")) is None for _ in range(3)] == [True, True, False], "all of the first 3"
+    rule = StopRule(after=3, window=10)
+    for kind in [None] * 5 + ["timeout"] * 8:
+        assert rule.check(rec(kind)) is None
+    stopped = rule.check(rec("connection"))  # 9 of the last 10
     assert stopped is not None and stopped.retry == "transient" and "not answering" in stopped.reason
+    assert "9 of the last 10" in stopped.reason
 
     rule = StopRule(after=3)
     assert [rule.check(rec("http_4xx")) is None for _ in range(3)] == [True, True, False]
@@ -324,7 +330,8 @@ def test_a_key_echoed_in_a_reply_never_reaches_the_database(toy, log_db, server,
     assert result.exit_code == 0, result.stderr
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY_MARKER}", "sent, so echoed"
     rows = LogStore(log_db).attempts(run_id=json.loads(result.stdout)["run"])
-    assert len(rows) == 3 and all(r["response"].startswith("you sent Bearer ***") for r in rows)
+    assert len(rows) == 3 and all(r["response"] == "you sent Bearer [redacted key]" for r in rows)
+    assert all(json.loads(r["usage"])["redacted"] == ["reasoning", "response"] for r in rows)
     files = [log_db, *log_db.parent.glob("log.db-*")]
     assert any(p.name.endswith("-wal") for p in files), "the WAL is read too, not just the checkpointed file"
     for path in files:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import write_snapshot
 
-from core.store import BUNDLED_SNAPSHOTS
+from core.store import BUNDLED_SNAPSHOTS, LogStore
 
 WAIT_S = 30.0
 # The user's snapshots are listed with the bundled ones, sorted by name: these sort first whatever is bundled
@@ -67,6 +67,7 @@ def command(log: Path) -> list[str]:
 def test_workbench_in_a_real_terminal(tmp_path: Path, cascade_instances, membership_instances) -> None:
     assert shutil.which("tmux")
     log = tmp_path / "log.db"
+    LogStore(log).close()  # a log database (a snapshots-only file would be refused as --db)
     # The user's own snapshots live in the log database; the bundled ones (if built) show beside them.
     write_snapshot(log, CASCADE_SNAPSHOT, "cascade", "cascade-demo", cascade_instances)
     write_snapshot(log, MEMBERSHIP_SNAPSHOT, "membership", "pag-demo", membership_instances)

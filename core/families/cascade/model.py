@@ -72,21 +72,21 @@ class CascadeParams(BaseModel):
     """Generator parameters (paper §3.1). Names match the meta keys where there is one."""
 
     n_examples: int = Field(5, ge=1, le=500)
-    alphabet: str = Field("abcdefghijklmnopqrstuvwxyz", min_length=1)
-    input_len_min: int = Field(2, ge=1)
-    input_len_max: int = Field(6, ge=1)
+    alphabet: str = Field("abcdefghijklmnopqrstuvwxyz", min_length=1, max_length=256)
+    input_len_min: int = Field(2, ge=1, le=1000)
+    input_len_max: int = Field(6, ge=1, le=1000)
     cascade_length_min: int = Field(2, ge=1, le=200)
     cascade_length_max: int = Field(5, ge=1, le=200)
     # an explicit set of cascade lengths (e.g. [25, 30]) instead of the whole min..max range
     cascade_lengths: list[int] | None = None
-    lhs_len_min: int = Field(1, ge=1)
-    lhs_len_max: int = Field(3, ge=1)
-    rhs_len_min: int = Field(1, ge=0)
-    rhs_len_max: int = Field(3, ge=0)
+    lhs_len_min: int = Field(1, ge=1, le=50)
+    lhs_len_max: int = Field(3, ge=1, le=50)
+    rhs_len_min: int = Field(1, ge=0, le=50)
+    rhs_len_max: int = Field(3, ge=0, le=50)
     balance: Literal["category", "length", "none"] = "category"
-    patience: int = Field(20000, ge=1)
+    patience: int = Field(20000, ge=1, le=1_000_000)
     # K for the prompt: the longest ground-truth cascade in the snapshot (defaults to cascade_length_max)
-    max_programs: int | None = None
+    max_programs: int | None = Field(None, ge=1, le=200)
 
     @field_validator("cascade_lengths", mode="before")
     @classmethod

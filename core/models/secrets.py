@@ -1,0 +1,149 @@
+"""What counts as a secret, and how secrets are kept out of everything Sembench writes.
+
+A secret is an API key that looks real: at least MIN_SECRET_CHARS characters, at least MIN_DISTINCT
+different characters, and not a documented placeholder. The dummy keys local servers are used with (`x`,
+`EMPTY`, `ollama`, `lm-studio`, `token-abc123`, llama.cpp's `sk-no-key-required`) are not secrets: they
+protect nothing, and treating them as secrets would rewrite every `x` a model writes.
+
+Where redaction applies (`redact`, `scrub`): error texts, headers, reply metadata (finish reason, model
+name, usage) and every field Sembench stores, caches, exports or prints. The reply text and reasoning are
+never redacted on their way to extraction and verification: the verdict is computed from exactly what the
+server sent. When the stored copy of a reply would contain a secret (a server echoing the key), the
+stored copy has it replaced by MARK, the attempt records which fields were redacted, and the reply is not
+put into the response cache (a cache replay must be exactly what the server sent).
+
+The secrets known to a process are the keys in the standard variables (OPENAI_API_KEY, ANTHROPIC_API_KEY)
+and every key an `Endpoint` was built with (`register`); `core.models.config.known_secrets()` adds the
+keys the config file names (its `api_key`, or the variable its `api_key_env` names).
+A whole secret and any WINDOW-character piece of one (servers echo partial keys: "sk-abc...xyz") is
+replaced.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+MIN_SECRET_CHARS = 16
+MIN_DISTINCT = 6
+WINDOW = 12  # any piece of a secret this long is redacted too
+ANCHOR = WINDOW // 2  # every WINDOW-long piece contains one of the key's ANCHOR-aligned slices
+MARK = "[redacted key]"
+# Placeholders from local servers' documentation that are long enough to pass the length rule.
+PLACEHOLDERS = frozenset({"sk-no-key-required"})
+
+# The variables providers read keys from by default (core.models.config.API_KEY_ENV's values).
+STANDARD_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+_lock = threading.Lock()
+_registered: set[str] = set()
+
+
+def is_secret(key: str | None) -> bool:
+    """Whether a key looks real enough that it must never be written anywhere."""
+    if not isinstance(key, str):
+        return False
+    key = key.strip()
+    return (len(key) >= MIN_SECRET_CHARS and len(set(key)) >= MIN_DISTINCT
+            and key.lower() not in PLACEHOLDERS)
+
+
+def register(key: str | None) -> None:
+    """Remember a key this process may send, so that everything it writes is scrubbed of it."""
+    if is_secret(key):
+        with _lock:
+            _registered.add(key.strip())  # type: ignore[union-attr]
+
+
+def known() -> tuple[str, ...]:
+    """Every secret this process knows: registered keys and those in the standard variables now."""
+    with _lock:
+        found = set(_registered)
+    found.update(k.strip() for var in STANDARD_KEY_VARS if is_secret(k := os.environ.get(var, "")))
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _spans(text: str, key: str) -> list[tuple[int, int]]:
+    """Where `text` holds the key or a piece of it at least WINDOW long, as [start, end) spans.
+
+    Linear in the text for any key: every WINDOW-long piece of the key contains one of the key's slices
+    key[ANCHOR*m : ANCHOR*(m+1)], so only occurrences of those few slices are looked at (str.find, in C),
+    and each is grown to the longest run that matches the key at that alignment."""
+    spans: list[tuple[int, int]] = []
+    n = len(key)
+    for anchor, offsets in _anchors(key):
+        pos = text.find(anchor)
+        while pos != -1:
+            for m in offsets:
+                start, end = pos, pos + ANCHOR
+                while start > 0 and start - pos + m > 0 and text[start - 1] == key[start - 1 - pos + m]:
+                    start -= 1
+                while end < len(text) and end - pos + m < n and text[end] == key[end - pos + m]:
+                    end += 1
+                if end - start >= WINDOW:
+                    spans.append((start, end))
+            pos = text.find(anchor, pos + 1)
+    return spans
+
+
+@functools.lru_cache(maxsize=64)
+def _anchors(key: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The key's ANCHOR-long slices at multiples of ANCHOR, each with the offsets where it occurs."""
+    found: dict[str, list[int]] = {}
+    for m in range(0, len(key) - ANCHOR + 1, ANCHOR):
+        found.setdefault(key[m:m + ANCHOR], []).append(m)
+    return tuple((anchor, tuple(offsets)) for anchor, offsets in found.items())
+
+
+def redact(text: str, keys: Iterable[str] | None = None) -> str:
+    """`text` with every secret (all known ones, or `keys`) and every WINDOW-long piece of one as MARK.
+    Keys that are not secrets (dummy keys) are left alone."""
+    if not isinstance(text, str) or not text:
+        return text
+    secrets = known() if keys is None else tuple(k.strip() for k in keys if is_secret(k))
+    spans: list[tuple[int, int]] = []
+    for key in secrets:
+        spans.extend(_spans(text, key))
+    if not spans:
+        return text
+    spans.sort()
+    out: list[str] = []
+    last = 0
+    for start, end in spans:
+        if start < last:  # overlapping or adjacent pieces: one mark
+            if end > last:
+                last = end
+            continue
+        out.append(text[last:start])
+        out.append(MARK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def scrub(value: Any, keys: Iterable[str] | None = None) -> Any:
+    """A copy of a JSON-like value (dicts, lists, strings) with secrets redacted in every string, keys
+    of dicts included. Other values are returned as they are."""
+    secrets = known() if keys is None else tuple(keys)
+    if not secrets:
+        return value
+    return _scrub(value, secrets)
+
+
+def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_scrub(v, secrets) for v in value)
+    return value
+
+
+def contains_secret(value: Any, keys: Iterable[str] | None = None) -> bool:
+    """Whether any string in a JSON-like value holds a secret (or a WINDOW-long piece of one)."""
+    secrets = known() if keys is None else tuple(keys)
+    return bool(secrets) and _scrub(value, secrets) != value
