@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Select
 from core.errors import ToolMissing
 from core.family import Family, all_families
 from core.instance import Instance, Snapshot
-from core.store import SnapshotStore
+from core.store import LogStore
 from tests.kit.pilot import render_text, settle
 from tui.families import view_for
 from tui.screens.browser import BrowserScreen
@@ -56,7 +56,7 @@ def kit_log(tmp_path: Path, family: Family) -> tuple[Path, str, list[Instance]]:
     preset, seed, instances = kit_instances(family)
     name = f"kit-{family.id}"
     log = tmp_path / "log.db"
-    store = SnapshotStore(log, writable=True)
+    store = LogStore(log)  # the user's log database holds their snapshots too
     try:
         store.write_snapshot(Snapshot(name=name, family=family.id, preset=preset, seed=seed, count=len(instances),
                                       description=f"TUI kit: {family.id}"), instances,

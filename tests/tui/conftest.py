@@ -15,7 +15,7 @@ import pytest
 
 from core.family import get_family
 from core.instance import Instance, Snapshot
-from core.store import SnapshotStore
+from core.store import LogStore, SnapshotStore
 from tests.kit.pilot import render_text, settle
 
 __all__ = ["render_text", "settle"]  # the tests import them from here
@@ -144,6 +144,7 @@ def toy_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ToyBench:
     slow = made[0].model_copy(update={"id": "", "meta": {**made[0].meta, "slow_verify_s": SLOW_VERIFY_S}})
     instances = [slow.with_content_id(), *made[1:]]
     log = tmp_path / "log.db"
+    LogStore(log).close()  # a log database (a snapshots-only file is refused as one)
     write_snapshot(log, TOY_SNAPSHOT, "toysum", "toy-small", instances)
     return ToyBench(log=log, snapshots=tmp_path / "no-bundled.db", instances=instances)
 
