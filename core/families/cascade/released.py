@@ -24,6 +24,7 @@ import itertools
 import re
 import string
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 # The Lite alphabet: a-k and u-z (the released generator's default, the scorer's default, and every
@@ -39,24 +40,27 @@ Edge = tuple[int, tuple[str, ...], int]
 
 # ---- the detector's tests (one ordered pair of rules) -----------------------------------------
 
-def _substrings(text: str) -> set[str]:
-    return {text[i:j] for i in range(len(text)) for j in range(i + 1, len(text) + 1)}
+# Rule sides are short and repeat a lot: the sets are cached (frozensets, so they cannot be altered).
+@lru_cache(maxsize=1 << 14)
+def _substrings(text: str) -> frozenset[str]:
+    return frozenset(text[i:j] for i in range(len(text)) for j in range(i + 1, len(text) + 1))
 
 
-def _prefixes(text: str) -> set[str]:
-    return {text[:k] for k in range(1, len(text) + 1)}
+@lru_cache(maxsize=1 << 14)
+def _prefixes(text: str) -> frozenset[str]:
+    return frozenset(text[:k] for k in range(1, len(text) + 1))
 
 
-def _suffixes(text: str) -> set[str]:
-    return {text[k:] for k in range(len(text))}
+@lru_cache(maxsize=1 << 14)
+def _suffixes(text: str) -> frozenset[str]:
+    return frozenset(text[k:] for k in range(len(text)))
 
 
 def _new_overlap(status_quo: str, first: str, second: str) -> bool:
     """Some non-empty prefix of one of first/second is a suffix of the other and does not occur in
     `status_quo` (a join that `status_quo` cannot already explain)."""
     overlaps = (_prefixes(first) & _suffixes(second)) | (_prefixes(second) & _suffixes(first))
-    inside = _substrings(status_quo)
-    return any(piece not in inside for piece in overlaps)
+    return bool(overlaps) and not overlaps <= _substrings(status_quo)
 
 
 def released_feeds(a_in: str, a_out: str, b_in: str) -> bool:
@@ -71,9 +75,9 @@ def released_feeds(a_in: str, a_out: str, b_in: str) -> bool:
         return False
     if a_out == "" and len(b_in) > 1:
         return True
-    if a_out and a_out in _substrings(b_in) and a_out not in a_in:
+    if a_out and a_out in b_in and a_out not in a_in:
         return True
-    if b_in and b_in in _substrings(a_out) and a_out.count(b_in) > a_in.count(b_in):
+    if b_in and b_in in a_out and a_out.count(b_in) > a_in.count(b_in):
         return True
     return _new_overlap(a_in, a_out, b_in)
 
@@ -89,9 +93,9 @@ def released_bleeds(a_in: str, a_out: str, b_in: str) -> bool:
         return False
     if a_in == "" and len(b_in) > 1:
         return True
-    if a_in and a_in in _substrings(b_in) and a_in not in a_out:
+    if a_in and a_in in b_in and a_in not in a_out:
         return True
-    if b_in and b_in in _substrings(a_in) and a_out.count(b_in) < a_in.count(b_in):
+    if b_in and b_in in a_in and a_out.count(b_in) < a_in.count(b_in):
         return True
     return _new_overlap(a_out, a_in, b_in)
 
