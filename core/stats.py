@@ -64,8 +64,7 @@ def bootstrap_ci(
     n = len(items)
     stats: list[float] = []
     for _ in range(n_resamples):
-        sample = [items[rng.randrange(n)] for _ in range(n)]
-        value = statistic(sample)
+        value = statistic(rng.choices(items, k=n))
         if value is not None and math.isfinite(value):
             stats.append(float(value))
     if not stats:
@@ -97,11 +96,11 @@ def with_interval(summary: dict[str, Any], name: str, interval: tuple[float | No
 
 # ---- intervals for the usual statistics, cheap at any size ---------------------------------------
 #
-# A percentile bootstrap costs n_resamples x n draws. Reports break a run down by every difficulty
-# feature, so up to MAX_BOOTSTRAP_WORK draws the bootstrap is used as is; beyond it (n > 400 at 1000
-# resamples) the normal approximation is used instead: for means (and ratios of sums, by the delta
-# method) of bounded per-response scores the two agree at such sizes, and it costs O(n).
-MAX_BOOTSTRAP_WORK = 400_000
+# A percentile bootstrap costs n_resamples x n draws, and reports break a run down by every difficulty
+# feature. Up to MAX_BOOTSTRAP_N values the bootstrap is used; beyond, the normal approximation (the
+# delta method for a ratio of sums): for means of bounded per-response scores the two agree at such
+# sizes, and it costs O(n).
+MAX_BOOTSTRAP_N = 200
 
 
 def mean_ci(
@@ -112,7 +111,7 @@ def mean_ci(
     n = len(items)
     if n == 0:
         return None, None
-    if n * n_resamples <= MAX_BOOTSTRAP_WORK:
+    if n <= MAX_BOOTSTRAP_N:
         return bootstrap_ci(items, _mean_of, n_resamples, seed)
     m = sum(items) / n
     var = sum((v - m) ** 2 for v in items) / (n - 1)
@@ -133,14 +132,14 @@ def ratio_ci(
     total = sum(b for _, b in pairs)
     if n == 0 or total <= 0:
         return None, None
-    if n * n_resamples <= MAX_BOOTSTRAP_WORK:
+    if n <= MAX_BOOTSTRAP_N:
         return bootstrap_ci(pairs, _pooled_ratio, n_resamples, seed)
     r = sum(a for a, _ in pairs) / total
     mean_den = total / n
     residuals = [a - r * b for a, b in pairs]
     var = sum(x * x for x in residuals) / (n - 1) if n > 1 else 0.0
     half = z * math.sqrt(var / n) / mean_den
-    return max(0.0, r - half) if r >= 0 else r - half, r + half
+    return r - half, r + half
 
 
 def _mean_of(sample: Sequence[float]) -> float | None:

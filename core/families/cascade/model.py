@@ -61,6 +61,10 @@ class CascadeInstance(Instance):
     # caches of values derived from the fields (never serialised; an instance is not mutated after reading)
     _allowed: frozenset[str] | None = PrivateAttr(default=None)
     _max_side: int | None = PrivateAttr(default=None)
+    _length_limit: int | None = PrivateAttr(default=None)  # verify.length_limit
+    _edit_base: int | None = PrivateAttr(default=None)  # Edit_Sim's denominator (metrics)
+    _tokens: list[list[str]] | None = PrivateAttr(default=None)  # outputs split into tokens (metrics)
+    _token_base: int | None = PrivateAttr(default=None)  # the token-level Edit_Sim's denominator
 
     def allowed_chars(self) -> frozenset[str]:
         """The characters a valid program may use: `meta.alphabet` (generated and imported instances
@@ -153,8 +157,8 @@ class CascadeParams(BaseModel):
     @field_validator("length_weights", mode="before")
     @classmethod
     def _parse_weights(cls, value: Any) -> Any:
-        if isinstance(value, str):  # `--param length_weights=4,3,2,1`
-            value = [part for part in value.replace(" ", "").split(",") if part]
+        if isinstance(value, str):  # `--param length_weights=4,3,2,1`; an empty value means uniform
+            value = [part for part in value.replace(" ", "").split(",") if part] or None
         if isinstance(value, list | tuple):
             return [float(v) for v in value]
         return value
@@ -172,7 +176,8 @@ class CascadeParams(BaseModel):
         if self.length_weights is not None:
             n = len(self.cascade_lengths) if self.cascade_lengths else self.cascade_length_max - self.cascade_length_min + 1
             if len(self.length_weights) != n or not all(0 < w < 1e9 for w in self.length_weights):
-                raise ValueError(f"length_weights must be {n} positive numbers, one per allowed cascade length")
+                raise ValueError(f"length_weights must be {n} positive numbers, one per allowed cascade length "
+                                 "(or empty for uniform lengths)")
         if len(set(self.alphabet)) != len(self.alphabet):
             raise ValueError("alphabet has repeated characters")
         if any(not ch.isprintable() or ch.isspace() for ch in self.alphabet):

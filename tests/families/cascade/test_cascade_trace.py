@@ -17,7 +17,7 @@ def make(inputs: list[str], cascade: list[tuple[str, str]] | None, outputs: list
         inputs=inputs,
         outputs=outputs if outputs is not None else [apply_cascade(s, cascade or []) for s in inputs],
         ground_truth={"cascade": [list(r) for r in cascade]} if cascade is not None else {},
-        meta={"max_programs": k, "cascade_length": len(cascade or []), "category": "1000", "relations": {}},
+        meta={"alphabet": "abcdefghijklmnopqrstuvwxyz", "max_programs": k, "cascade_length": len(cascade or []), "category": "1000", "relations": {}},
     )
 
 
