@@ -59,7 +59,16 @@ from typing import Any
 from core.families.cascade.answer import ERROR_WORDS
 from core.families.cascade.model import CascadeInstance
 from core.families.cascade.prompt import py_literal
-from core.families.cascade.pytokens import NAME, OP, STRING, Statement, Token, TokenError, source_text, tokenize
+from core.families.cascade.pytokens import (
+    NAME,
+    OP,
+    STRING,
+    Statement,
+    Token,
+    TokenError,
+    source_text,
+    tokenize,
+)
 from core.families.cascade.released import parse_program_string
 from core.verdict import Answer
 
@@ -173,12 +182,12 @@ def _fence(line: str) -> tuple[str, str] | None:
     return stripped[:run], info
 
 
-def find_code_blocks(text: str) -> list[Block]:
+def find_code_blocks(text: str) -> list[BlockDict]:
     """Fenced code blocks in order. A final unclosed block (a cut-off reply) runs to the end.
 
     A closing fence glued to the last code line (`...)```) also closes the block: models do that.
     """
-    blocks: list[Block] = []
+    blocks: list[BlockDict] = []
     fence: str | None = None
     code: list[str] = []
     start, lang = 0, ""
@@ -206,7 +215,7 @@ def find_code_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _block(index: int, lang: str, start: int, code: list[str], closed: bool) -> Block:
+def _block(index: int, lang: str, start: int, code: list[str], closed: bool) -> BlockDict:
     return {"index": index, "lang": lang, "line": start, "closed": closed, "code": "\n".join(code)}
 
 

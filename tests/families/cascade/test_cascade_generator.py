@@ -23,8 +23,8 @@ from core.families.cascade.generator import (
 )
 from core.families.cascade.model import CascadeInstance, CascadeParams, apply_cascade
 from core.families.cascade.presets import PRESETS
-from core.families.cascade.released import FULL_ALPHABET, LITE_ALPHABET, released_category, released_relations
 from core.families.cascade.relations import cascade_relations, category_bits
+from core.families.cascade.released import FULL_ALPHABET, LITE_ALPHABET, released_category, released_relations
 from core.family import get_family
 
 REPO = Path(__file__).resolve().parents[3]
