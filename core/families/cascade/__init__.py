@@ -40,3 +40,14 @@ class CascadeFamily(Family):
     baseline_response = hook(".baseline:baseline_response")
     summarize = hook(".metrics:summarize")
     feature_values = hook(".model:feature_values")
+
+    def check(self, instance, response):  # type: ignore[no-untyped-def]
+        # extraction and verification called directly: the generic hook path costs more than a check
+        from core.families.cascade.check import check
+
+        return check(self.cast(instance), response)
+
+    def check_many(self, items):  # type: ignore[no-untyped-def]
+        from core.families.cascade.check import check
+
+        return [check(self.cast(instance), response) for instance, response in items]

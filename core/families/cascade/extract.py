@@ -193,11 +193,14 @@ def find_code_blocks(text: str) -> list[BlockDict]:
     start, lang = 0, ""
     for n, line in enumerate(text.splitlines(), start=1):
         if fence is None:
-            opened = _fence(line)
-            if opened is not None:
+            # most lines of a reply are prose: a fence needs ``` or ~~~ at the start, checked cheaply first
+            if ("```" in line or "~~~" in line) and (opened := _fence(line)) is not None:
                 fence, info = opened
                 lang = info.split()[0].lower() if info else ""
                 code, start = [], n + 1
+            continue
+        if fence not in line:
+            code.append(line)
             continue
         stripped = line.strip()
         closing = _fence(line)
@@ -227,6 +230,10 @@ def parse_block(block: BlockDict) -> BlockDict:
     meta = {k: block[k] for k in ("index", "lang", "line", "closed")}
     programs = _canonical_programs(code)
     mode = "block"
+    if programs is not None:  # the canonical answer: statements only, nothing to sort out
+        capped = len(programs) > MAX_PROGRAMS_KEPT
+        return {**meta, "mode": mode, "format": "statements" if programs else "none", "capped": capped,
+                "programs": programs[:MAX_PROGRAMS_KEPT] if capped else programs}
     if programs is None:
         try:
             if len(code) > MAX_BLOCK_CHARS:
@@ -253,9 +260,14 @@ def _canonical_programs(code: str) -> list[ProgramDict] | None:
             if stripped and not stripped.startswith("#"):
                 return None
             continue
-        lhs = match.group(2) if match.group(2) is not None else match.group(3)
-        rhs = match.group(4) if match.group(4) is not None else match.group(5)
-        programs.append(_program(lhs, rhs, n, "statements"))
+        _, lhs2, lhs1, rhs2, rhs1 = match.groups()
+        lhs = lhs2 if lhs2 is not None else lhs1
+        rhs = rhs2 if rhs2 is not None else rhs1
+        # substrings of the reply, which is already free of lone surrogates: no cleaning needed
+        source = (f'replace("{lhs}", "{rhs}")' if lhs.isprintable() and rhs.isprintable() and len(lhs) + len(rhs) < 40
+                  else _source(lhs, rhs))
+        programs.append({"lhs": lhs, "rhs": rhs, "valid": bool(lhs), "error": None if lhs else "empty_lhs",
+                         "source": source, "line": n})
         if len(programs) > MAX_PROGRAMS_KEPT:
             break
     return programs

@@ -136,14 +136,14 @@ def _token_baseline(inputs: Sequence[str], outputs_tok: list[list[str]]) -> int:
 
 
 def _cached(instance: Any, name: str, make: Any) -> Any:
-    """A value derived from the instance's fields, kept on the instance (a private attribute)."""
-    value = getattr(instance, name, None)
+    """A value derived from the instance's fields, kept in the instance's `derived()` cache when it has one."""
+    derived = getattr(instance, "derived", None)
+    if derived is None:
+        return make()
+    cache = derived()
+    value = cache.get(name)
     if value is None:
-        value = make()
-        try:
-            setattr(instance, name, value)
-        except (AttributeError, ValueError):  # not our instance model: no cache
-            pass
+        value = cache[name] = make()
     return value
 
 

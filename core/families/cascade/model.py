@@ -58,41 +58,60 @@ class CascadeInstance(Instance):
         cascade = self.ground_truth.get("cascade")
         return [(r[0], r[1]) for r in cascade] if cascade is not None else None
 
-    # caches of values derived from the fields (never serialised; an instance is not mutated after reading)
-    _allowed: frozenset[str] | None = PrivateAttr(default=None)
-    _max_side: int | None = PrivateAttr(default=None)
-    _length_limit: int | None = PrivateAttr(default=None)  # verify.length_limit
-    _edit_base: int | None = PrivateAttr(default=None)  # Edit_Sim's denominator (metrics)
-    _tokens: list[list[str]] | None = PrivateAttr(default=None)  # outputs split into tokens (metrics)
-    _token_base: int | None = PrivateAttr(default=None)  # the token-level Edit_Sim's denominator
+    # values derived from the fields, computed once per instance object (never serialised; an instance is
+    # not changed after it is read): see `derived`
+    _derived: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def derived(self) -> dict[str, Any]:
+        """A per-object cache of values verification needs on every answer (K, the limits, the metrics'
+        denominators). Read through `__pydantic_private__`: pydantic's attribute hook is slow on the
+        verification hot path."""
+        private = self.__pydantic_private__
+        cache = private.get("_derived") if private is not None else None
+        if cache is None:
+            cache = {}
+            if private is not None:
+                private["_derived"] = cache
+        return cache
 
     def allowed_chars(self) -> frozenset[str]:
         """The characters a valid program may use: `meta.alphabet` (generated and imported instances
         carry it), else, for instance files from elsewhere, every character of the examples and of the
         ground truth (the released scorer's vocabulary check, with the instance's own vocabulary)."""
-        if self._allowed is None:
+        cache = self.derived()
+        chars = cache.get("allowed")
+        if chars is None:
             alphabet = self.meta.get("alphabet") if isinstance(self.meta, dict) else None
             if isinstance(alphabet, str) and alphabet:
                 chars = frozenset(alphabet)
             else:
                 parts = [*self.inputs, *self.outputs, *(lhs + rhs for lhs, rhs in self.cascade() or [])]
                 chars = frozenset("".join(parts))
-            self._allowed = chars
-        return self._allowed
+            cache["allowed"] = chars
+        return chars
 
     def max_side(self) -> int:
         """The longest lhs or rhs a valid program may have: `meta.max_side`, else 3 (the released
         scorer's limit) or the ground truth's longest side when that is longer."""
-        if self._max_side is None:
+        cache = self.derived()
+        value = cache.get("max_side")
+        if value is None:
             value = self.meta.get("max_side") if isinstance(self.meta, dict) else None
             if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
                 sides = [len(x) for rule in self.cascade() or [] for x in rule]
                 value = max([DEFAULT_MAX_SIDE, *sides])
-            self._max_side = value
-        return self._max_side
+            cache["max_side"] = value
+        return value
 
     def max_programs(self) -> int:
         """K: at most this many programs are evaluated (the longest ground-truth cascade of the snapshot)."""
+        cache = self.derived()
+        k = cache.get("max_programs")
+        if k is None:
+            k = cache["max_programs"] = self._max_programs()
+        return k
+
+    def _max_programs(self) -> int:
         k = self.meta.get("max_programs")
         # meta from other tools may hold anything: only a positive whole number counts (bool is an int
         # in Python, and True would silently mean K = 1); 5.0 from a JSON writer that has no ints is 5

@@ -37,7 +37,7 @@ class Program(NamedTuple):
     source: str
 
 
-@dataclass
+@dataclass(slots=True)
 class BlockResult:
     programs: list[Program]  # the evaluated ones: the first K
     given: int  # programs in the block before truncation to K
@@ -54,6 +54,10 @@ class BlockResult:
         return len(self.programs) - self.n_valid
 
     @property
+    def any_overflow(self) -> bool:
+        return True in self.overflow
+
+    @property
     def valid_rate(self) -> float:
         return self.n_valid / len(self.programs) if self.programs else 0.0
 
@@ -62,20 +66,12 @@ class BlockResult:
 def length_limit(instance: CascadeInstance) -> int:
     """Strings longer than this cannot match any output; cutting them keeps a model's
     `replace("a", "aaaa")` x 30 from using exponential memory (4^30 characters)."""
-    cached = getattr(instance, "_length_limit", None)
-    if cached is None:
+    cache = instance.derived()
+    limit = cache.get("length_limit")
+    if limit is None:
         longest = max((len(s) for s in (*instance.inputs, *instance.outputs)), default=0)
-        cached = 256 + 4 * longest
-        _cache(instance, "_length_limit", cached)
-    return cached
-
-
-def _cache(instance: CascadeInstance, name: str, value: Any) -> None:
-    # private attributes of the instance model (see model.py); plain Instance objects just skip caching
-    try:
-        setattr(instance, name, value)
-    except (AttributeError, ValueError):
-        pass
+        limit = cache["length_limit"] = 256 + 4 * longest
+    return limit
 
 
 def apply_capped(text: str, lhs: str, rhs: str, limit: int) -> tuple[str, bool]:
@@ -127,32 +123,47 @@ def block_programs(answer: Answer, which: str = "last", instance: CascadeInstanc
         return None
     if not isinstance(raw, list):
         return None
-    programs = [_read_program(item) for item in raw]
-    if instance is not None:
-        max_side, allowed = instance.max_side(), instance.allowed_chars()
-        programs = [_within_limits(p, max_side, allowed) for p in programs]
-    return programs
+    if instance is None:
+        return [_read_program(item, None, frozenset()) for item in raw]
+    max_side, allowed = instance.max_side(), instance.allowed_chars()
+    return [_read_program(item, max_side, allowed) for item in raw]
 
 
-def _within_limits(program: Program, max_side: int, allowed: frozenset[str]) -> Program:
-    if not program.valid or program.lhs is None or program.rhs is None:
-        return program
-    if len(program.lhs) > max_side or len(program.rhs) > max_side:
-        return Program(None, None, False, "too_long", program.source)
-    if not allowed.issuperset(program.lhs) or not allowed.issuperset(program.rhs):
-        return Program(None, None, False, "alphabet", program.source)
-    return program
+def _same_block(answer: Answer) -> bool:
+    """The first and the last block are one block (the usual single-block reply)."""
+    value = answer.value
+    if not isinstance(value, dict):
+        return True
+    first, last = value.get("first"), value.get("last")
+    return first is last or (isinstance(first, dict) and isinstance(last, dict)
+                             and first.get("index") == last.get("index") and first.get("index") is not None)
 
 
-def _read_program(item: Any) -> Program:
-    error: Any = None
+def _read_program(item: Any, max_side: int | None, allowed: frozenset[str]) -> Program:
+    """One program from the stored answer, its validity re-checked (and, with `max_side`, the instance's
+    side length and alphabet applied)."""
+    if type(item) is dict:  # the common case first: a valid program as extraction writes it
+        lhs, rhs = item.get("lhs"), item.get("rhs")
+        if type(lhs) is str and type(rhs) is str and lhs and item.get("valid") is True:
+            source = item.get("source")
+            if type(source) is not str or not source:
+                source = f"replace({py_literal(lhs)}, {py_literal(rhs)})"
+            if max_side is not None:
+                if len(lhs) > max_side or len(rhs) > max_side:
+                    return Program(None, None, False, "too_long", source)
+                if not allowed.issuperset(lhs) or (rhs and not allowed.issuperset(rhs)):
+                    return Program(None, None, False, "alphabet", source)
+            return Program(lhs, rhs, True, None, source)
     if isinstance(item, dict):
-        lhs, rhs, error = item.get("lhs"), item.get("rhs"), item.get("error")
-        source = str(item.get("source") or "")
+        lhs, rhs = item.get("lhs"), item.get("rhs")
+        source = item.get("source") or ""
+        if not isinstance(source, str):
+            source = str(source)
         flagged_invalid = item.get("valid") is False
+        error: Any = item.get("error")
     elif isinstance(item, list | tuple) and len(item) == 2:
         lhs, rhs = item
-        source, flagged_invalid = "", False
+        source, flagged_invalid, error = "", False, None
     else:
         return Program(None, None, False, "not_replace", repr(item)[:80])
     if isinstance(lhs, str) and isinstance(rhs, str):
@@ -160,6 +171,11 @@ def _read_program(item: Any) -> Program:
         if lhs == "":
             return Program(lhs, rhs, False, "empty_lhs", source)
         if not flagged_invalid:
+            if max_side is not None:
+                if len(lhs) > max_side or len(rhs) > max_side:
+                    return Program(None, None, False, "too_long", source)
+                if not allowed.issuperset(lhs) or (rhs and not allowed.issuperset(rhs)):
+                    return Program(None, None, False, "alphabet", source)
             return Program(lhs, rhs, True, None, source)
     error = error if isinstance(error, str) and error in ERROR_WORDS else "non_string"
     return Program(None, None, False, error, source or "replace(?)")
@@ -170,34 +186,33 @@ def evaluate(instance: CascadeInstance, programs: list[Program] | None) -> Block
     """Run the first K programs on every input (None = no block: the identity) and score them."""
     given = len(programs) if programs else 0
     evaluated = (programs or [])[: instance.max_programs()]
-    limit = length_limit(instance)
-    outputs = instance.outputs
+    inputs, outputs = instance.inputs, instance.outputs
+    n_valid = sum(p.valid for p in evaluated)
     if not evaluated:
-        predicted, overflow = list(instance.inputs), [False] * len(instance.inputs)
-    elif all(p.valid for p in evaluated) and len(evaluated) <= 64:
-        predicted, overflow = _run_all(instance.inputs, evaluated, limit)
+        predicted, overflow = list(inputs), [False] * len(inputs)
+    elif n_valid == len(evaluated) and n_valid <= 64:
+        predicted, overflow = _run_all(inputs, evaluated, length_limit(instance))
     else:
+        limit = length_limit(instance)
         predicted, overflow = [], []
-        for text in instance.inputs:
+        for text in inputs:
             out, cut = run(text, evaluated, limit)
             predicted.append(out)
             overflow.append(cut)
-    if predicted == outputs:
+    if predicted == outputs and programs is not None:
         # share the expected strings: a correct verdict then holds no copy of them
-        predicted, lev, passed = outputs, [0] * len(outputs), programs is not None
-    else:
-        lev = [levenshtein(p, o) for p, o in zip(predicted, outputs, strict=True)]
-        passed = False
+        return BlockResult(evaluated, given, outputs, overflow, [0] * len(outputs), True, 1.0, 1.0, n_valid)
+    lev = [levenshtein(p, o) for p, o in zip(predicted, outputs, strict=True)]
     return BlockResult(
         programs=evaluated,
         given=given,
         predicted=predicted,
         overflow=overflow,
         lev=lev,
-        passed=passed,
-        edit_sim=edit_sim_from(sum(lev), instance) if not passed else 1.0,
-        edit_sim_tokens=token_edit_sim(instance, predicted) if not passed else 1.0,
-        n_valid=sum(p.valid for p in evaluated),
+        passed=False,
+        edit_sim=edit_sim_from(sum(lev), instance),
+        edit_sim_tokens=token_edit_sim(instance, predicted),
+        n_valid=n_valid,
     )
 
 
@@ -208,7 +223,7 @@ def _run_all(inputs: list[str], programs: list[Program], limit: int) -> tuple[li
     for p in programs:
         lhs, rhs = p.lhs, p.rhs
         current = [s.replace(lhs, rhs) for s in current]  # type: ignore[arg-type]
-        if len(rhs) > len(lhs) and any(len(s) > limit for s in current):  # type: ignore[arg-type]
+        if len(rhs) > len(lhs) and max(map(len, current)) > limit:  # type: ignore[arg-type]
             predicted, overflow = [], []
             for text in inputs:
                 out, cut = run(text, programs, limit)
@@ -223,8 +238,8 @@ def verify(instance: CascadeInstance, answer: Answer) -> Verdict:
     last_programs = block_programs(answer, "last", instance)
     extraction_error = last_programs is None
     last = evaluate(instance, last_programs)
-    first_programs = None if extraction_error else block_programs(answer, "first", instance)
-    # one code block (the usual case) is both first and last: evaluate it once
+    # one code block (the usual case) is both first and last: read and evaluate it once
+    first_programs = None if extraction_error or _same_block(answer) else block_programs(answer, "first", instance)
     first = last if first_programs is None or first_programs == last_programs else evaluate(instance, first_programs)
     if no_budget:
         status = "no_answer_within_budget"
@@ -257,14 +272,14 @@ def verify(instance: CascadeInstance, answer: Answer) -> Verdict:
             {"rule": i, "source": p.source, "error": p.error}
             for i, p in enumerate(last.programs, start=1)
             if not p.valid
-        ],
+        ] if last.n_invalid else [],
         "lev": last.lev,
-        "overflow": [i for i, cut in enumerate(last.overflow) if cut],
+        "overflow": [i for i, cut in enumerate(last.overflow) if cut] if last.any_overflow else [],
         "predicted_first": first.predicted,
     }
     if no_budget:
         details["no_answer_within_budget"] = True
-    return Verdict.model_construct(
+    return Verdict(
         correct=last.passed,
         score=last.edit_sim,
         status=status,
@@ -285,9 +300,8 @@ def diff_rows(instance: CascadeInstance, result: BlockResult) -> list[DiffRow]:
     """
     n = len(instance.inputs)
     if result.passed:
-        return [DiffRow.model_construct(label=f"all {n} examples", expected=f"{n} outputs", got=f"{n} outputs",
-                                        ok=True, expected_spans=[], got_spans=[],
-                                        note=f"every output matches ({len(result.programs)} programs)")]
+        return [DiffRow(label=f"all {n} examples", expected=f"{n} outputs", got=f"{n} outputs", ok=True,
+                        note=f"every output matches ({len(result.programs)} programs)")]
     rows: list[DiffRow] = []
     for i, (src, want, got) in enumerate(zip(instance.inputs, instance.outputs, result.predicted, strict=True)):
         ok = want == got
@@ -295,8 +309,8 @@ def diff_rows(instance: CascadeInstance, result: BlockResult) -> list[DiffRow]:
         note = f"example {i + 1}: " + ("exact" if ok else f"lev {result.lev[i]}")
         if result.overflow[i]:
             note += f" (output grew past {len(got)} characters and was cut)"
-        rows.append(DiffRow.model_construct(label=src, expected=want, got=got, ok=ok, expected_spans=want_spans,
-                                            got_spans=got_spans, note=note))
+        rows.append(DiffRow(label=src, expected=want, got=got, ok=ok, expected_spans=want_spans,
+                            got_spans=got_spans, note=note))
     return rows
 
 
