@@ -219,14 +219,18 @@ def feature_values(instance: Instance) -> dict[str, Any]:
     if not isinstance(relations, dict):
         relations = {}
     length = meta.get("cascade_length")
-    category = meta.get("category")
     values: dict[str, Any] = {
         "cascade_length": length if isinstance(length, int) and not isinstance(length, bool) and length >= 0
         else None,
-        "category": category if isinstance(category, str) else None,
+        "category": _category(meta.get("category")),
+        "category_exact": _category(meta.get("category_exact")),
     }
     values.update({key: _flag(relations.get(key)) for key in RELATION_KEYS})
     return values
+
+
+def _category(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _flag(value: Any) -> bool | None:

@@ -32,6 +32,13 @@ Indices: `example` and `rule` are 0-based (into the inputs and the cascade, like
 the `note` use (`rule_no` is None at step 0: no rule has run). `step` is the step index (= rule_no).
 Other cascades can be correct too (a different route to the same outputs), so this is a guide to read the
 trace by, not the verdict.
+
+For the generic stepper each trace has one document, the cascade it steps through written one program per
+line (`s = s.replace("a", "b")`, an invalid program as written with a comment), and every step focuses
+its program's line (step 0 the first line); its state rows are the examples' current strings (status
+"changed" where the rule fired, "kept" elsewhere, and on the last step "ok" / "fail" against the
+expected outputs). An instance without a ground truth (real sound-law data) has no reference: its
+trace's meta says so (`no_reference`).
 """
 
 from __future__ import annotations
@@ -41,10 +48,13 @@ from typing import Any
 from core.families.cascade.model import CascadeInstance
 from core.families.cascade.prompt import py_literal
 from core.families.cascade.verify import Program, apply_capped, block_programs, length_limit
-from core.trace import Trace, TraceStep
+from core.trace import Document, Focus, StateRow, Trace, TraceStep
 from core.verdict import Answer
 
 DIVERGENCE_NOTE = "other cascades can be correct too, so this is a guide, not the verdict"
+NO_REFERENCE = "no reference: the instance has no ground-truth cascade"
+DOCUMENT = "cascade"
+MAX_STATE_ROWS = 60  # examples shown in a step's state table (all of them in every released file)
 
 
 def trace(instance: CascadeInstance, answer: Answer | None = None) -> Trace:
@@ -54,14 +64,17 @@ def trace(instance: CascadeInstance, answer: Answer | None = None) -> Trace:
     reference = build(instance, truth_programs or [], "ground truth")
     if truth_programs is None:
         reference.meta["note"] = "the instance has no ground-truth cascade"
+        reference.meta["no_reference"] = NO_REFERENCE
     if answer is None:
         return reference
-    programs = (block_programs(answer, "last") or [])[: instance.max_programs()]
+    programs = (block_programs(answer, "last", instance) or [])[: instance.max_programs()]
     title = "answer (last code block)" if answer.ok else "answer (no code block: the identity)"
     result = build(instance, programs, title)
     if truth_programs is not None:
         result.reference = reference
         result.divergence = divergence(instance, result, reference)
+    else:
+        result.meta["no_reference"] = NO_REFERENCE
     return result
 
 
@@ -69,9 +82,12 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
     limit = length_limit(instance)
     current = list(instance.inputs)
     n = len(current)
+    document = Document(name=DOCUMENT, language="python", text=program_document(programs))
     steps = [TraceStep(index=0, kind="start", label=f"start: {n} inputs",
                        data={"before": current, "after": current, "changed": [False] * n,
                              "spans": [[] for _ in current]},
+                       focus=Focus(document=DOCUMENT, line=1),
+                       state=_state(current, [False] * n),
                        lines=[f"{e + 1}. {py_literal(text)}" for e, text in enumerate(current)])]
     for i, program in enumerate(programs):
         after: list[str] = []
@@ -97,14 +113,42 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
         lines = [f"{e + 1}. {py_literal(b)} -> {marked(a, where)}" if a != b else f"{e + 1}. {py_literal(b)} (unchanged)"
                  for e, (b, a, where) in enumerate(zip(current, after, spans, strict=True))]
         steps.append(TraceStep(index=i + 1, kind="rule", label=label, data=data,
-                               highlight={"rule": i, "spans": spans}, lines=lines))
+                               highlight={"rule": i, "spans": spans}, lines=lines,
+                               focus=Focus(document=DOCUMENT, line=i + 1),
+                               state=_state(after, data["changed"])))
         current = after
     match = [a == b for a, b in zip(current, instance.outputs, strict=True)]
     steps[-1].data.update({"match": match, "all_match": all(match)})
     steps[-1].highlight["match"] = match
+    steps[-1].state = _state(current, [False] * n, match, instance.outputs)
     title = f"{instance.id or 'instance'}: {what}, {len(programs)} rules, {sum(match)} of {n} outputs match"
     meta = {"outputs_match": match, "correct": all(match), "rules": len(programs)}
-    return Trace(family="cascade", instance_id=instance.id, title=title, steps=steps, meta=meta)
+    return Trace(family="cascade", instance_id=instance.id, title=title, documents=[document], steps=steps,
+                 meta=meta)
+
+
+def program_document(programs: list[Program]) -> str:
+    """The cascade as code, one program per line (the lines the steps focus)."""
+    lines = []
+    for program in programs:
+        if program.valid and program.lhs is not None and program.rhs is not None:
+            lines.append(f"s = s.replace({py_literal(program.lhs)}, {py_literal(program.rhs)})")
+        else:
+            lines.append(f"# invalid ({program.error}), the identity: {program.source}")
+    return "\n".join(lines) or "# no programs: the identity cascade"
+
+
+def _state(strings: list[str], changed: list[bool], match: list[bool] | None = None,
+           expected: list[str] | None = None) -> list[StateRow]:
+    rows = []
+    for e, text in enumerate(strings[:MAX_STATE_ROWS]):
+        if match is not None and expected is not None:
+            value = py_literal(text) if match[e] else f"{py_literal(text)} (expected {py_literal(expected[e])})"
+            rows.append(StateRow(name=f"example {e + 1}", value=value, status="ok" if match[e] else "fail"))
+        else:
+            rows.append(StateRow(name=f"example {e + 1}", value=py_literal(text),
+                                 status="changed" if changed[e] else "kept"))
+    return rows
 
 
 def _apply(text: str, program: Program, limit: int) -> tuple[str, list[list[int]]]:
