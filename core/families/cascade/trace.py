@@ -10,9 +10,11 @@ Step 0 (kind "start") holds the inputs; step t (kind "rule") is after rule t (la
 spans, nothing changed. The last step also carries "match" (per example: equals the output) and
 "all_match".
 
-The readable `lines` (what `Trace.to_text` prints under each step) number examples from 1 and show the
-strings as Python literals with each written span in brackets, e.g. `2. "dbebc" -> "[jf]ebc"` (a deletion
-is an empty `[]` where lhs was). Brackets are markup there, not characters of the string.
+Each step's `state` rows (what `Trace.to_text` prints under it, and the generic stepper's table) are the
+examples, numbered from 1, as Python literals with each written span in brackets, e.g.
+`example 1 = "dbebc" -> "[jf]ebc"  (changed)` (a deletion is an empty `[]` where lhs was; brackets are
+markup there, not characters of the string), status "changed" or "kept"; on the last step "ok" or "fail"
+against the expected output.
 
 For an answer, the trace is of its cascade (last code block, first K programs), `reference` is the ground
 truth's trace, and `divergence` says where the answer first parts from the ground truth:
@@ -35,10 +37,8 @@ trace by, not the verdict.
 
 For the generic stepper each trace has one document, the cascade it steps through written one program per
 line (`s = s.replace("a", "b")`, an invalid program as written with a comment), and every step focuses
-its program's line (step 0 the first line); its state rows are the examples' current strings (status
-"changed" where the rule fired, "kept" elsewhere, and on the last step "ok" / "fail" against the
-expected outputs). An instance without a ground truth (real sound-law data) has no reference: its
-trace's meta says so (`no_reference`).
+its program's line (step 0 the first line). An instance without a ground truth (real sound-law data) has
+no reference: its trace's meta says so (`no_reference`).
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
                        data={"before": current, "after": current, "changed": [False] * n,
                              "spans": [[] for _ in current]},
                        focus=Focus(document=DOCUMENT, line=1),
-                       state=_state(current, [False] * n),
-                       lines=[f"{e + 1}. {py_literal(text)}" for e, text in enumerate(current)])]
+                       state=[StateRow(name=f"example {e + 1}", value=py_literal(text), status="kept")
+                              for e, text in enumerate(current[:MAX_STATE_ROWS])])]
     for i, program in enumerate(programs):
         after: list[str] = []
         spans: list[list[list[int]]] = []
@@ -110,17 +110,21 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
             "changed": [a != b for a, b in zip(current, after, strict=True)],
             "spans": spans,
         }
-        lines = [f"{e + 1}. {py_literal(b)} -> {marked(a, where)}" if a != b else f"{e + 1}. {py_literal(b)} (unchanged)"
-                 for e, (b, a, where) in enumerate(zip(current, after, spans, strict=True))]
+        state = [StateRow(name=f"example {e + 1}", value=f"{py_literal(b)} -> {marked(a, where)}", status="changed")
+                 if a != b else StateRow(name=f"example {e + 1}", value=py_literal(b), status="kept")
+                 for e, (b, a, where) in enumerate(zip(current[:MAX_STATE_ROWS], after, spans, strict=False))]
         steps.append(TraceStep(index=i + 1, kind="rule", label=label, data=data,
-                               highlight={"rule": i, "spans": spans}, lines=lines,
-                               focus=Focus(document=DOCUMENT, line=i + 1),
-                               state=_state(after, data["changed"])))
+                               highlight={"rule": i, "spans": spans}, state=state,
+                               focus=Focus(document=DOCUMENT, line=i + 1)))
         current = after
     match = [a == b for a, b in zip(current, instance.outputs, strict=True)]
     steps[-1].data.update({"match": match, "all_match": all(match)})
     steps[-1].highlight["match"] = match
-    steps[-1].state = _state(current, [False] * n, match, instance.outputs)
+    # the last step's rows also say whether each output is the expected one
+    steps[-1].state = [row.model_copy(update={"status": "ok" if match[e] else "fail",
+                                              "value": row.value if match[e] else
+                                              f"{row.value} (expected {py_literal(instance.outputs[e])})"})
+                       for e, row in enumerate(steps[-1].state)]
     title = f"{instance.id or 'instance'}: {what}, {len(programs)} rules, {sum(match)} of {n} outputs match"
     meta = {"outputs_match": match, "correct": all(match), "rules": len(programs)}
     return Trace(family="cascade", instance_id=instance.id, title=title, documents=[document], steps=steps,
@@ -136,21 +140,6 @@ def program_document(programs: list[Program]) -> str:
         else:
             lines.append(f"# invalid ({program.error}), the identity: {program.source}")
     return "\n".join(lines) or "# no programs: the identity cascade"
-
-
-def _state(strings: list[str], changed: list[bool], match: list[bool] | None = None,
-           expected: list[str] | None = None) -> list[StateRow]:
-    rows = []
-    for e, text in enumerate(strings[:MAX_STATE_ROWS]):
-        if match is not None and expected is not None:
-            value = py_literal(text) if match[e] else f"{py_literal(text)} (expected {py_literal(expected[e])})"
-            rows.append(StateRow(name=f"example {e + 1}", value=value, status="ok" if match[e] else "fail"))
-        else:
-            rows.append(StateRow(name=f"example {e + 1}", value=py_literal(text),
-                                 status="changed" if changed[e] else "kept"))
-    return rows
-
-
 def _apply(text: str, program: Program, limit: int) -> tuple[str, list[list[int]]]:
     """The string after one rule and the spans (in it) where the rule's rhs was written."""
     if not program.valid or not program.lhs or program.rhs is None:

@@ -9,7 +9,8 @@ term's column span [start, end) in that line.
 
 For the generic stepper the trace has one document, the code (our rendering of the condition, which the
 line numbers refer to); every step focuses its line (and, for a term, the term's columns) and has state
-rows: the call being evaluated, the branch and the value so far.
+rows (except on returns, whose label says everything): the call being evaluated, the branch taken and
+the term's value.
 
 The title carries notes a reader of `sembench trace` must not miss: a trace cut at `max_steps` (its last
 step says so too) and an instance whose `code` does not match its `condition` (the condition is traced).
@@ -60,7 +61,11 @@ class _Recorder:
             highlight["span"] = span
             focus = Focus(document=DOCUMENT, line=max(1, line), col_start=span[0], col_end=span[1])
         call = f"{data.get('function', '?')}({path_text(path[:len(path)])})"
-        state = [StateRow(name="call", value=call, status="pending" if kind in ("call", "branch", "term") else "")]
+        if kind == "return":  # the step's label says it all: "f(x) returns v"
+            self.steps.append(TraceStep(index=len(self.steps), kind=kind, label=label, depth=depth,
+                                        data=data, highlight=highlight, focus=focus))
+            return
+        state = [StateRow(name="call", value=call, status="pending")]
         if data.get("branch") is not None or kind == "branch":
             taken = data.get("length")
             state.append(StateRow(name="branch", value="none" if data.get("branch") is None and kind == "branch"
