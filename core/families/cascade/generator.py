@@ -210,7 +210,7 @@ def _attempt(
     """One sample: (inputs, cascade, outputs, bits under `balance_on`), or None when it cannot meet
     `category`. With a target category, a rule that sets a bit the target lacks aborts the sample at
     once (bits only accumulate), which is what makes the rare categories affordable."""
-    inputs = [_random_string(rng, p.alphabet, p.input_len_min, p.input_len_max) for _ in range(p.n_examples)]
+    inputs = _random_strings(rng, p.alphabet, p.input_len_min, p.input_len_max, p.n_examples)
     forbidden = [i for i, bit in enumerate(category) if bit == "0"] if category is not None else []
     bits = NO_BITS
     current = inputs
@@ -243,6 +243,19 @@ def _sample_rule(rng: random.Random, p: CascadeParams, current: list[str]) -> Ru
     return None
 
 
+def _random_strings(rng: random.Random, alphabet: str, lo: int, hi: int, count: int) -> list[str]:
+    """`count` strings as `_random_string` draws them (lengths first, then all the characters at once)."""
+    rand = rng.random
+    size, span = len(alphabet), hi - lo + 1
+    lengths = [lo + int(rand() * span) for _ in range(count)]
+    text = "".join([alphabet[int(rand() * size)] for _ in range(sum(lengths))])
+    out, pos = [], 0
+    for n in lengths:
+        out.append(text[pos:pos + n])
+        pos += n
+    return out
+
+
 def _random_string(rng: random.Random, alphabet: str, lo: int, hi: int) -> str:
     """A string of uniform length lo..hi with uniform independent characters.
 
@@ -257,36 +270,51 @@ def _random_string(rng: random.Random, alphabet: str, lo: int, hi: int) -> str:
     return "".join([alphabet[int(rand() * size)] for _ in range(k)])
 
 
-# Redraws of a random lhs before the exact weighted draw takes over (same law either way).
-_LHS_REDRAWS = 64
-
-
 def _sample_lhs(rng: random.Random, p: CascadeParams, current: list[str]) -> str | None:
     """A lhs that occurs in the current strings (see CascadeParams.lhs_sampling)."""
     longest = min(p.lhs_len_max, max(map(len, current)))
     if longest < p.lhs_len_min:
         return None
-    if p.lhs_sampling == "alphabet":
-        # a uniform random string of uniform length, redrawn until it occurs: cheap while something
-        # occurs often (a single letter usually does), exact weights below when redraws run out
-        joined = "\0".join(current)
-        for _ in range(_LHS_REDRAWS):
-            lhs = _random_string(rng, p.alphabet, p.lhs_len_min, p.lhs_len_max)
-            if lhs in joined:
-                return lhs
     lengths = range(p.lhs_len_min, longest + 1)
-    # distinct substrings in first-seen order: uniform over the set, deterministic (no set iteration)
-    by_length = {m: list(dict.fromkeys(s[i:i + m] for s in current for i in range(len(s) - m + 1)))
-                 for m in lengths}
     if p.lhs_sampling == "substring":
+        by_length = {m: _distinct(current, m) for m in lengths}
         return rng.choice(by_length[rng.choice([m for m in lengths if by_length[m]])])
-    # "alphabet" after the redraws: a uniform random string of uniform length over the alphabet, redrawn
-    # until it occurs, is a length m drawn with weight (distinct substrings of length m) / |alphabet|^m
-    # and then a distinct substring of that length uniformly: the same law, drawn directly
-    size = len(p.alphabet)
-    weights = [len(by_length[m]) / size ** m for m in lengths]
-    m = rng.choices(list(lengths), weights=weights)[0]
-    return rng.choice(by_length[m])
+    return _alphabet_lhs(rng, p.alphabet, current, lengths)
+
+
+def _distinct(current: list[str], m: int) -> list[str]:
+    """Distinct substrings of length m in first-seen order (uniform choice over the set, deterministic:
+    no iteration over a set)."""
+    return list(dict.fromkeys(s[i:i + m] for s in current for i in range(len(s) - m + 1)))
+
+
+def _alphabet_lhs(rng: random.Random, alphabet: str, current: list[str], lengths: range) -> str:
+    """The "alphabet" law: a uniform random string of uniform length over the alphabet, redrawn until it
+    occurs. That is a length m drawn with weight p_m = (distinct substrings of length m) / |alphabet|^m,
+    then a distinct substring of that length uniformly. Drawn directly, by rejection under an envelope:
+    p_1 is cheap and exact (the distinct characters); for longer m the number of positions bounds the
+    number of distinct substrings, so the sets of longer substrings are built only when a draw lands in
+    their (small) part of the envelope.
+    """
+    size = len(alphabet)
+    text = "".join(current)
+    exact: dict[int, list[str]] = {}
+    if lengths.start == 1:
+        exact[1] = list(dict.fromkeys(text))
+    # no string holds more substrings of length m than it has characters: len(text) bounds them all
+    bounds = [len(exact[m]) / size if m in exact else len(text) / size ** m for m in lengths]
+    total = sum(bounds)
+    while True:
+        u = rng.random() * total
+        for m, bound in zip(lengths, bounds, strict=True):
+            if u >= bound:
+                u -= bound
+                continue
+            if m not in exact:
+                exact[m] = _distinct(current, m)
+            if u < len(exact[m]) / size ** m:  # inside p_m: accept this length
+                return rng.choice(exact[m])
+            break  # in the envelope's slack: draw again
 
 
 # ---- snapshot-level summaries ------------------------------------------------------------------
