@@ -198,8 +198,10 @@ class MembershipInstance(Instance):
         the verification hot path). An instance is not changed after it is read."""
         private = self.__pydantic_private__
         cache = private.get("_derived") if private is not None else None
-        if cache is None:
-            cache = {}
+        # `model_copy` shares the private dict's values with the copy (which may have other fields):
+        # the cache belongs to the object that made it
+        if cache is None or cache.get("owner") is not self:
+            cache = {"owner": self}
             if private is not None:
                 private["_derived"] = cache
         return cache

@@ -56,3 +56,13 @@ def test_list_elements_that_are_not_programs_are_invalid_programs() -> None:
     answer = extract("```python\n[\"replace('ab', 'c')\", 3, \"hello\", b\"replace('a','b')\"]\n```")
     got = [(p["valid"], p["error"]) for p in answer.value["last"]["programs"]]
     assert got == [(True, None), (False, "non_string"), (False, "not_replace"), (False, "non_string")]
+
+
+def test_derived_values_follow_a_copy_with_other_fields() -> None:
+    # K, the limits and the metrics' denominators are cached per instance object; a copy made with other
+    # meta must not read the original's cache
+    instance = CASCADE.generate_one(CASCADE.resolve_params("cascade-demo"), 0, 0)
+    assert instance.max_programs() == 4 and instance.max_side() == 3
+    copy = instance.model_copy(update={"meta": {**instance.meta, "max_programs": 9, "max_side": 5}})
+    assert (copy.max_programs(), copy.max_side()) == (9, 5)
+    assert (instance.max_programs(), instance.max_side()) == (4, 3)
