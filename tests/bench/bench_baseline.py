@@ -10,7 +10,11 @@ and with K = its ground-truth length (the tightest bound that is sure to have an
 re-verified here. `max_overrun_s` is how far the slowest unsolved instance ran past the budget.
 `long_strings` runs the solver on long random strings (outputs: the inputs reversed) with a short
 budget and reports how far past the budget each run returned: the per-call work caps bound that
-overrun. Not a pass/fail test.
+overrun. The budget is an amount of work (baseline.WORK_PER_SECOND units per second of budget):
+`units_per_cpu_s` is the rate measured here, the calibration of that constant (the budget normally takes
+at most its seconds when the rate is above WORK_PER_SECOND), and `why` counts how runs ended ("found",
+"budget", "exhausted", "impossible"). The instances' validity limits (side length, alphabet) apply.
+Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.families.cascade.baseline import solve, verify  # noqa: E402
+from core.families.cascade import baseline  # noqa: E402
+from core.families.cascade.baseline import solve, solve_with_status, verify  # noqa: E402
 from core.families.cascade.model import CascadeInstance  # noqa: E402
 from core.family import get_family  # noqa: E402
 
@@ -86,14 +91,29 @@ def _letters(rng: random.Random, params: dict[str, Any], what: str) -> str:
     return "".join(rng.choices(params["alphabet"], k=size))
 
 
+_CLOCKS: list[Any] = []
+_INIT = baseline._Clock.__init__
+
+
+def _recording_init(self: Any, work: int, wall_s: float) -> None:
+    _INIT(self, work, wall_s)
+    _CLOCKS.append(self)
+
+
+baseline._Clock.__init__ = _recording_init  # type: ignore[method-assign]  # to read the work each run spent
+
+
 def run_one(instance: CascadeInstance, bound: int, budget: float) -> dict[str, Any]:
-    start = time.perf_counter()
-    found = solve(instance.inputs, instance.outputs, bound, budget)
-    elapsed = time.perf_counter() - start
+    _CLOCKS.clear()
+    start, cpu = time.perf_counter(), time.process_time()
+    found, why = solve_with_status(instance.inputs, instance.outputs, bound, budget, max_side=instance.max_side(),
+                                   allowed=instance.allowed_chars())
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     solved = found is not None and verify(instance.inputs, instance.outputs, found, bound)
     if found is not None and not solved:
         raise SystemExit(f"baseline returned a wrong answer for {instance.id}: {found}")
-    return {"solved": solved, "time_s": elapsed, "rules": len(found) if found is not None else None}
+    return {"solved": solved, "time_s": elapsed, "cpu_s": cpu, "why": why,
+            "units": _CLOCKS[0].spent if _CLOCKS else 0, "rules": len(found) if found is not None else None}
 
 
 def summarize(rows: list[dict[str, Any]], budget: float) -> dict[str, Any]:
@@ -109,6 +129,8 @@ def summarize(rows: list[dict[str, Any]], budget: float) -> dict[str, Any]:
         "max_time_s": round(max(times), 4) if times else None,
         "mean_rules": round(statistics.fmean(row["rules"] for row in solved), 3) if solved else None,
         "max_overrun_s": round(max(t - budget for t in unsolved_times), 4) if unsolved_times else None,
+        "units_per_cpu_s": round(sum(r["units"] for r in rows) / max(1e-9, sum(r["cpu_s"] for r in rows))),
+        "why": {w: sum(r["why"] == w for r in rows) for w in ("found", "budget", "exhausted", "impossible")},
     }
 
 

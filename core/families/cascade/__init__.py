@@ -6,6 +6,7 @@ baseline, relations); this class only names them.
 
 from __future__ import annotations
 
+from core.families.cascade.answer import CascadeAnswer, RuleStep
 from core.families.cascade.model import CascadeInstance, CascadeParams
 from core.family import Citation, Family, hook, register
 
@@ -23,15 +24,21 @@ class CascadeFamily(Family):
     )
     instance_model = CascadeInstance
     params_model = CascadeParams
-    features = ("cascade_length", "category", "feeding", "bleeding", "counter_feeding", "counter_bleeding")
-    prompt_styles = ("chat",)
+    answer_model = CascadeAnswer
+    step_model = RuleStep
+    # `category` is the released detector's (the benchmark's categories), `category_exact` the exact
+    # count-based classifier's; the four relation flags are the released detector's
+    features = ("cascade_length", "category", "category_exact", "feeding", "bleeding", "counter_feeding",
+                "counter_bleeding")
+    prompt_styles = ("chat", "released")
     answer_language = "python"
     answer_template = '```python\ns = s.replace("", "")\n```'
     answer_placeholder = ""
 
     presets = hook(".presets:PRESETS")
     generate_one = hook(".generator:generate_one")
-    describe_snapshot = hook(".generator:unreachable_note")
+    describe_snapshot = hook(".generator:describe")
+    import_files = hook(".imports:import_files")
     prompt = hook(".prompt:render_prompt")
     extract = hook(".extract:extract")
     verify = hook(".verify:verify")
@@ -40,3 +47,14 @@ class CascadeFamily(Family):
     baseline_response = hook(".baseline:baseline_response")
     summarize = hook(".metrics:summarize")
     feature_values = hook(".model:feature_values")
+
+    def check(self, instance, response):  # type: ignore[no-untyped-def]
+        # extraction and verification called directly: the generic hook path costs more than a check
+        from core.families.cascade.check import check
+
+        return check(self.cast(instance), response)
+
+    def check_many(self, items):  # type: ignore[no-untyped-def]
+        from core.families.cascade.check import check
+
+        return [check(self.cast(instance), response) for instance, response in items]

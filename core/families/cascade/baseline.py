@@ -15,9 +15,18 @@ nowhere, a temporary marker). States are ranked by their total edit distance to 
 also occurs by chance, so a few readings are kept. Every answer is re-checked from the inputs before it
 is returned, and the solver is deterministic: candidates are sorted, ties broken by the rules themselves.
 
-The clock is read between units of work, so every unit is bounded in size (alignments and distances in
-align.py, the exact-fix search and the broad pieces here): `solve` returns close to its budget on any
-input, however long its strings. Generated problems are far below every cap.
+The budget is an amount of WORK, not of time, so the same instance gets the same answer on any machine
+at any load: every unit of the search (a proposed rule, a layer, a memo miss) costs work in proportion
+to its size (a distance costs its table cells / 4096, an alignment its cells / 512, a proposed rule one
+more unit per 50 strings it may move), and the search
+stops when the allowance is spent. A budget of `budget_s` seconds is `budget_s * WORK_PER_SECOND` units
+(calibrated so that it takes about `budget_s` seconds here; tests/bench/bench_baseline.py measures the
+rate); a wall-clock cap of WALL_FACTOR times that is only a safety net against a pathological machine
+and never decides an answer in normal use. Every unit is bounded in size (alignments and distances in
+align.py, the exact-fix search and the broad pieces here), so the cap is checked often enough.
+
+Only valid programs are proposed: sides of at most `max_side` characters from the instance's alphabet
+(the released validity rules), the temporary marker being an alphabet letter no string uses.
 """
 
 from __future__ import annotations
@@ -70,45 +79,94 @@ _MAX_PIECE_CHARS = 2_000
 _MEMO_LIMIT = 200_000
 
 
-class _OutOfTime(Exception):
-    """Raised inside the search when the deadline passes."""
+# Work units per second of the budget (tests/bench/bench_baseline.py measures the actual rate), and the
+# wall-clock safety net: WALL_FACTOR times the time the work normally takes.
+WORK_PER_SECOND = 100_000
+WALL_FACTOR = 10.0
+# How many units pass between two reads of the wall clock (the safety net), so reading it costs nothing.
+_WALL_EVERY = 256
 
 
-def solve(inputs: list[str], outputs: list[str], max_programs: int, budget_s: float) -> list[Rule] | None:
-    """A cascade of at most `max_programs` rules mapping every input to its output, or None.
+class _OutOfBudget(Exception):
+    """Raised inside the search when the work allowance is spent (or, as a safety net, the wall cap)."""
 
-    Deterministic: the same problem gives the same answer (or None when the budget is what ran out).
+
+# The name earlier versions used (the tests patch the budget through it).
+_OutOfTime = _OutOfBudget
+
+
+def work_for(budget_s: float) -> int:
+    """The work allowance of a budget given in seconds (the platform's unit)."""
+    return max(0, int(budget_s * WORK_PER_SECOND))
+
+
+def solve(
+    inputs: list[str], outputs: list[str], max_programs: int, budget_s: float, *,
+    max_side: int | None = None, allowed: frozenset[str] | None = None, work: int | None = None,
+) -> list[Rule] | None:
+    """A cascade of at most `max_programs` valid rules mapping every input to its output, or None.
+
+    Deterministic: the same problem and budget give the same answer on any machine (or None when the
+    budget is what ran out). `work` overrides the allowance derived from `budget_s`.
     """
+    return solve_with_status(inputs, outputs, max_programs, budget_s, max_side=max_side, allowed=allowed,
+                             work=work)[0]
+
+
+def solve_with_status(
+    inputs: list[str], outputs: list[str], max_programs: int, budget_s: float, *,
+    max_side: int | None = None, allowed: frozenset[str] | None = None, work: int | None = None,
+) -> tuple[list[Rule] | None, str]:
+    """(cascade or None, why): "found", "budget" (the work allowance ran out), "exhausted" (every
+    candidate was tried) or "impossible" (no cascade can work: replace is a function)."""
     if len(inputs) != len(outputs):
         raise ValueError(f"{len(inputs)} inputs but {len(outputs)} outputs")
     start: State = tuple(inputs)
     target: State = tuple(outputs)
     if start == target:
-        return []
+        return [], "found"
     if max_programs < 1 or not _consistent(start, target):
-        return None
-    clock = _Clock(time.monotonic() + budget_s)
+        return None, "impossible"
+    allowance = work_for(budget_s) if work is None else work
+    clock = _Clock(allowance, WALL_FACTOR * allowance / WORK_PER_SECOND + 1.0)
+    limits = _Limits(max_side, allowed)
     memo = _Memo(clock)
     exhausted: set[bool] = set()  # kinds of run (broad or not) that already saw every candidate
     try:
         for width, broad in _SCHEDULE:
             if broad in exhausted or True in exhausted:  # a wider beam would find nothing new
                 continue
-            found, truncated = _bidirectional(start, target, max_programs, width, broad, memo, clock)
-            if found is not None and verify(inputs, outputs, found, max_programs):
-                return found
+            found, truncated = _bidirectional(start, target, max_programs, width, broad, memo, clock, limits)
+            if found is not None and verify(inputs, outputs, found, max_programs, max_side=max_side, allowed=allowed):
+                return found, "found"
             if not truncated:
                 exhausted.add(broad)
-    except _OutOfTime:
-        return None
-    return None
+    except _OutOfBudget:
+        return None, "budget"
+    return None, "exhausted"
 
 
-def verify(inputs: list[str], outputs: list[str], cascade: list[Rule], max_programs: int) -> bool:
-    """Exact check: the cascade is short enough, has non-empty lhs, and maps each input to its output."""
-    if len(cascade) > max_programs or any(not lhs for lhs, _ in cascade):
+def verify(inputs: list[str], outputs: list[str], cascade: list[Rule], max_programs: int, *,
+           max_side: int | None = None, allowed: frozenset[str] | None = None) -> bool:
+    """Exact check: the cascade is short enough, its programs valid, and it maps each input to its output."""
+    limits = _Limits(max_side, allowed)
+    if len(cascade) > max_programs or any(not lhs or not limits.ok((lhs, rhs)) for lhs, rhs in cascade):
         return False
     return all(_run(text, cascade) == want for text, want in zip(inputs, outputs, strict=True))
+
+
+class _Limits:
+    """The validity limits of a program: side length and alphabet (None: no limit)."""
+
+    def __init__(self, max_side: int | None, allowed: frozenset[str] | None) -> None:
+        self.max_side = max_side
+        self.allowed = allowed
+
+    def ok(self, rule: Rule) -> bool:
+        lhs, rhs = rule
+        if self.max_side is not None and (len(lhs) > self.max_side or len(rhs) > self.max_side):
+            return False
+        return self.allowed is None or (self.allowed.issuperset(lhs) and self.allowed.issuperset(rhs))
 
 
 def _run(text: str, cascade: list[Rule]) -> str:
@@ -127,14 +185,16 @@ def _consistent(state: State, target: State) -> bool:
 
 
 def _bidirectional(
-    inputs: State, outputs: State, max_programs: int, width: int, broad: bool, memo: _Memo, clock: _Clock
+    inputs: State, outputs: State, max_programs: int, width: int, broad: bool, memo: _Memo, clock: _Clock,
+    limits: _Limits | None = None,
 ) -> tuple[list[Rule] | None, bool]:
     """One beam search from each end, alternating a layer each, until the sides meet.
 
     Also tells whether the beam width ever dropped a state (if not, the search was exhaustive).
     """
-    forward = _Side(True, inputs, outputs, memo, broad)
-    backward = _Side(False, inputs, outputs, memo, broad)
+    limits = limits or _Limits(None, None)
+    forward = _Side(True, inputs, outputs, memo, broad, limits)
+    backward = _Side(False, inputs, outputs, memo, broad, limits)
     for _ in range(max_programs):
         if not forward.frontier and not backward.frontier:
             break  # nothing left to grow: a huge K from an instance file must not spin here
@@ -148,12 +208,24 @@ def _bidirectional(
 
 
 class _Clock:
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
+    """The work allowance (deterministic) and the wall-clock safety net (read every _WALL_EVERY ticks)."""
 
-    def tick(self) -> None:
-        if time.monotonic() >= self.deadline:
-            raise _OutOfTime
+    def __init__(self, work: int, wall_s: float) -> None:
+        self.left = work
+        self.spent = 0
+        self.deadline = time.monotonic() + wall_s
+        self._reads = 0
+
+    def tick(self, cost: int = 1) -> None:
+        self.left -= cost
+        self.spent += cost
+        if self.left < 0:
+            raise _OutOfBudget
+        self._reads += 1
+        if self._reads >= _WALL_EVERY:
+            self._reads = 0
+            if time.monotonic() >= self.deadline:
+                raise _OutOfBudget
 
 
 class _Memo:
@@ -167,11 +239,12 @@ class _Memo:
         self.tables: dict[str, dict[Hashable, object]] = {}
         self._distances: dict[tuple[str, str], int] = {}
 
-    def get(self, table: str, key: Hashable, make: Callable[[], _T], limit: int = _MEMO_LIMIT) -> _T:
+    def get(self, table: str, key: Hashable, make: Callable[[], _T], limit: int = _MEMO_LIMIT,
+            cost: int = 1) -> _T:
         store = self.tables.setdefault(table, {})
         if key in store:
             return store[key]  # type: ignore[return-value]
-        self.clock.tick()
+        self.clock.tick(cost)
         if len(store) >= limit:
             store.clear()
         value = store[key] = make()
@@ -182,7 +255,7 @@ class _Memo:
         key = (text, want)
         found = self._distances.get(key)
         if found is None:
-            self.clock.tick()
+            self.clock.tick(1 + len(text) * len(want) // 4096)
             if len(self._distances) >= _MEMO_LIMIT:
                 self._distances.clear()
             found = self._distances[key] = bounded_distance(text, want)
@@ -190,10 +263,12 @@ class _Memo:
 
     def rewrites(self, text: str, want: str) -> frozenset[Rule]:
         # entries are sets of ~100 rules: keep fewer of them
-        return self.get("rewrites", (text, want), lambda: _local_rewrites(text, want), _MEMO_LIMIT // 10)
+        return self.get("rewrites", (text, want), lambda: _local_rewrites(text, want), _MEMO_LIMIT // 10,
+                        cost=1 + min(len(text) * len(want), 250_000) // 512 + len(text) // 64)
 
     def preimages(self, text: str, rule: Rule, toward: str) -> tuple[str, ...]:
-        return self.get("preimages", (text, rule, toward), lambda: _preimages(text, rule, toward, self))
+        return self.get("preimages", (text, rule, toward), lambda: _preimages(text, rule, toward, self),
+                        cost=1 + len(text) // 256)
 
 
 class _Side:
@@ -203,10 +278,12 @@ class _Side:
     from `state` to the outputs, so a state reached from both sides joins the two halves into an answer.
     """
 
-    def __init__(self, forward: bool, inputs: State, outputs: State, memo: _Memo, broad: bool) -> None:
+    def __init__(self, forward: bool, inputs: State, outputs: State, memo: _Memo, broad: bool,
+                 limits: _Limits | None = None) -> None:
         self.forward = forward
         self.broad = broad
-        self.marker = _unused_letter(inputs + outputs)
+        self.limits = limits or _Limits(None, None)
+        self.marker = _unused_letter(inputs + outputs, self.limits.allowed)
         self.inputs = inputs
         self.goal = outputs if forward else inputs
         origin = inputs if forward else outputs
@@ -231,7 +308,7 @@ class _Side:
             base, score = self.paths[state], self.scores[state]
             view = _View(state, self.goal, self.forward, self.memo)
             for rule in self.proposals(state):
-                clock.tick()  # per rule: one state of a 50-example problem can take a while
+                clock.tick(1 + len(state) // 50)  # per rule: a 50-example state costs more to move
                 for child, delta in self.moves(view, rule):
                     if child in self.paths:
                         continue
@@ -270,16 +347,19 @@ class _Side:
             rules.update(self._broad(state))
         if not self.forward:
             rules = {rule for rule in rules if rule[1]}  # a deletion cannot be undone: where did lhs go?
+        if self.limits.max_side is not None or self.limits.allowed is not None:
+            rules = {rule for rule in rules if self.limits.ok(rule)}  # only valid programs are proposed
         return sorted(rules)
 
     def _broad(self, state: State) -> set[Rule]:
         """Every short rule between the unsolved strings: lhs from the earlier side, rhs from the later."""
         unsolved = [(text, goal) for text, goal in zip(state, self.goal, strict=True) if text != goal]
         # plus a letter found nowhere as a temporary marker (swapping two letters needs one), and deletion
+        marker = {self.marker} if self.marker else set()
         if self.forward:
-            lhss, rhss = _pieces(t for t, _ in unsolved), _pieces(g for _, g in unsolved) | {"", self.marker}
+            lhss, rhss = _pieces(t for t, _ in unsolved), _pieces(g for _, g in unsolved) | {""} | marker
         else:
-            lhss, rhss = _pieces(g for _, g in unsolved) | {self.marker}, _pieces(t for t, _ in unsolved)
+            lhss, rhss = _pieces(g for _, g in unsolved) | marker, _pieces(t for t, _ in unsolved)
         return {(lhs, rhs) for lhs in lhss for rhs in rhss if lhs != rhs}
 
     def moves(self, view: _View, rule: Rule) -> list[tuple[State, int]]:
@@ -391,8 +471,12 @@ class _View:
         return True
 
 
-def _unused_letter(texts: State) -> str:
+def _unused_letter(texts: State, allowed: frozenset[str] | None = None) -> str:
+    """A letter no string uses, for a temporary marker: from the alphabet when there is one ("" if the
+    strings use all of it), else the first printable character from "a" on."""
     used = set("".join(texts))
+    if allowed is not None:
+        return next((ch for ch in sorted(allowed) if ch not in used), "")
     return next(ch for ch in map(chr, range(ord("a"), 0x110000)) if ch not in used and ch.isprintable())
 
 
@@ -506,7 +590,18 @@ def oracle_response(instance: CascadeInstance) -> str:
 
 
 def baseline_response(instance: CascadeInstance, budget_s: float) -> str:
+    """The search's answer, written as a model would answer; when the work budget runs out, a reply that
+    extraction records as "no_answer_within_budget"."""
+    from core.families.cascade.extract import NO_ANSWER_MARK
     from core.families.cascade.prompt import format_response
 
-    found = solve(instance.inputs, instance.outputs, instance.max_programs(), budget_s)
-    return format_response(found) if found is not None else "No cascade found within the time budget."
+    found, why = solve_with_status(instance.inputs, instance.outputs, instance.max_programs(), budget_s,
+                                   max_side=instance.max_side(), allowed=instance.allowed_chars())
+    if found is not None:
+        return format_response(found)
+    if why == "budget":
+        return (f"No cascade found within the work budget ({work_for(budget_s):,} units for {budget_s:g} s).\n"
+                f"{NO_ANSWER_MARK}\n")
+    if why == "impossible":
+        return "No cascade can map these inputs to these outputs (replace maps equal strings alike)."
+    return "No cascade found: the search tried every candidate it had."

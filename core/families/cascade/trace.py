@@ -10,9 +10,11 @@ Step 0 (kind "start") holds the inputs; step t (kind "rule") is after rule t (la
 spans, nothing changed. The last step also carries "match" (per example: equals the output) and
 "all_match".
 
-The readable `lines` (what `Trace.to_text` prints under each step) number examples from 1 and show the
-strings as Python literals with each written span in brackets, e.g. `2. "dbebc" -> "[jf]ebc"` (a deletion
-is an empty `[]` where lhs was). Brackets are markup there, not characters of the string.
+Each step's `state` rows (what `Trace.to_text` prints under it, and the generic stepper's table) are the
+examples, numbered from 1, as Python literals with each written span in brackets, e.g.
+`example 1 = "dbebc" -> "[jf]ebc"  (changed)` (a deletion is an empty `[]` where lhs was; brackets are
+markup there, not characters of the string), status "changed" or "kept"; on the last step "ok" or "fail"
+against the expected output.
 
 For an answer, the trace is of its cascade (last code block, first K programs), `reference` is the ground
 truth's trace, and `divergence` says where the answer first parts from the ground truth:
@@ -32,6 +34,11 @@ Indices: `example` and `rule` are 0-based (into the inputs and the cascade, like
 the `note` use (`rule_no` is None at step 0: no rule has run). `step` is the step index (= rule_no).
 Other cascades can be correct too (a different route to the same outputs), so this is a guide to read the
 trace by, not the verdict.
+
+For the generic stepper each trace has one document, the cascade it steps through written one program per
+line (`s = s.replace("a", "b")`, an invalid program as written with a comment), and every step focuses
+its program's line (step 0 the first line). An instance without a ground truth (real sound-law data) has
+no reference: its trace's meta says so (`no_reference`).
 """
 
 from __future__ import annotations
@@ -41,10 +48,13 @@ from typing import Any
 from core.families.cascade.model import CascadeInstance
 from core.families.cascade.prompt import py_literal
 from core.families.cascade.verify import Program, apply_capped, block_programs, length_limit
-from core.trace import Trace, TraceStep
+from core.trace import Document, Focus, StateRow, Trace, TraceStep
 from core.verdict import Answer
 
 DIVERGENCE_NOTE = "other cascades can be correct too, so this is a guide, not the verdict"
+NO_REFERENCE = "no reference: the instance has no ground-truth cascade"
+DOCUMENT = "cascade"
+MAX_STATE_ROWS = 60  # examples shown in a step's state table (all of them in every released file)
 
 
 def trace(instance: CascadeInstance, answer: Answer | None = None) -> Trace:
@@ -54,14 +64,17 @@ def trace(instance: CascadeInstance, answer: Answer | None = None) -> Trace:
     reference = build(instance, truth_programs or [], "ground truth")
     if truth_programs is None:
         reference.meta["note"] = "the instance has no ground-truth cascade"
+        reference.meta["no_reference"] = NO_REFERENCE
     if answer is None:
         return reference
-    programs = (block_programs(answer, "last") or [])[: instance.max_programs()]
+    programs = (block_programs(answer, "last", instance) or [])[: instance.max_programs()]
     title = "answer (last code block)" if answer.ok else "answer (no code block: the identity)"
     result = build(instance, programs, title)
     if truth_programs is not None:
         result.reference = reference
         result.divergence = divergence(instance, result, reference)
+    else:
+        result.meta["no_reference"] = NO_REFERENCE
     return result
 
 
@@ -69,10 +82,13 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
     limit = length_limit(instance)
     current = list(instance.inputs)
     n = len(current)
+    document = Document(name=DOCUMENT, language="python", text=program_document(programs))
     steps = [TraceStep(index=0, kind="start", label=f"start: {n} inputs",
                        data={"before": current, "after": current, "changed": [False] * n,
                              "spans": [[] for _ in current]},
-                       lines=[f"{e + 1}. {py_literal(text)}" for e, text in enumerate(current)])]
+                       focus=Focus(document=DOCUMENT, line=1),
+                       state=[StateRow(name=f"example {e + 1}", value=py_literal(text), status="kept")
+                              for e, text in enumerate(current[:MAX_STATE_ROWS])])]
     for i, program in enumerate(programs):
         after: list[str] = []
         spans: list[list[list[int]]] = []
@@ -94,19 +110,36 @@ def build(instance: CascadeInstance, programs: list[Program], what: str) -> Trac
             "changed": [a != b for a, b in zip(current, after, strict=True)],
             "spans": spans,
         }
-        lines = [f"{e + 1}. {py_literal(b)} -> {marked(a, where)}" if a != b else f"{e + 1}. {py_literal(b)} (unchanged)"
-                 for e, (b, a, where) in enumerate(zip(current, after, spans, strict=True))]
+        state = [StateRow(name=f"example {e + 1}", value=f"{py_literal(b)} -> {marked(a, where)}", status="changed")
+                 if a != b else StateRow(name=f"example {e + 1}", value=py_literal(b), status="kept")
+                 for e, (b, a, where) in enumerate(zip(current[:MAX_STATE_ROWS], after, spans, strict=False))]
         steps.append(TraceStep(index=i + 1, kind="rule", label=label, data=data,
-                               highlight={"rule": i, "spans": spans}, lines=lines))
+                               highlight={"rule": i, "spans": spans}, state=state,
+                               focus=Focus(document=DOCUMENT, line=i + 1)))
         current = after
     match = [a == b for a, b in zip(current, instance.outputs, strict=True)]
     steps[-1].data.update({"match": match, "all_match": all(match)})
     steps[-1].highlight["match"] = match
+    # the last step's rows also say whether each output is the expected one
+    steps[-1].state = [row.model_copy(update={"status": "ok" if match[e] else "fail",
+                                              "value": row.value if match[e] else
+                                              f"{row.value} (expected {py_literal(instance.outputs[e])})"})
+                       for e, row in enumerate(steps[-1].state)]
     title = f"{instance.id or 'instance'}: {what}, {len(programs)} rules, {sum(match)} of {n} outputs match"
     meta = {"outputs_match": match, "correct": all(match), "rules": len(programs)}
-    return Trace(family="cascade", instance_id=instance.id, title=title, steps=steps, meta=meta)
+    return Trace(family="cascade", instance_id=instance.id, title=title, documents=[document], steps=steps,
+                 meta=meta)
 
 
+def program_document(programs: list[Program]) -> str:
+    """The cascade as code, one program per line (the lines the steps focus)."""
+    lines = []
+    for program in programs:
+        if program.valid and program.lhs is not None and program.rhs is not None:
+            lines.append(f"s = s.replace({py_literal(program.lhs)}, {py_literal(program.rhs)})")
+        else:
+            lines.append(f"# invalid ({program.error}), the identity: {program.source}")
+    return "\n".join(lines) or "# no programs: the identity cascade"
 def _apply(text: str, program: Program, limit: int) -> tuple[str, list[list[int]]]:
     """The string after one rule and the spans (in it) where the rule's rhs was written."""
     if not program.valid or not program.lhs or program.rhs is None:

@@ -6,6 +6,7 @@ verify, trace, metrics, baseline); this class only names them.
 
 from __future__ import annotations
 
+from core.families.membership.answer import MembershipAnswer, MembershipStep
 from core.families.membership.model import MembershipInstance, MembershipParams
 from core.family import Citation, Family, hook, register
 
@@ -23,6 +24,8 @@ class MembershipFamily(Family):
     )
     instance_model = MembershipInstance
     params_model = MembershipParams
+    answer_model = MembershipAnswer
+    step_model = MembershipStep
     features = ("depth", "I", "N_max", "b", "N_T", "label")
     spoiler_features = ("label",)  # the label is the answer
     prompt_styles = ("chat", "completion")
@@ -39,3 +42,15 @@ class MembershipFamily(Family):
     baseline_response = hook(".baseline:baseline_response")
     summarize = hook(".metrics:summarize")
     extra_solvers = hook(".baseline:extra_solvers")
+
+    def check(self, instance, response):  # type: ignore[no-untyped-def]
+        # extraction and verification called directly: the generic hook path costs more than a check
+        from core.families.membership.extract import extract
+        from core.families.membership.verify import verify
+
+        instance = self.cast(instance)
+        answer = extract(response, instance)
+        return answer, verify(instance, answer)
+
+    def check_many(self, items):  # type: ignore[no-untyped-def]
+        return [self.check(instance, response) for instance, response in items]

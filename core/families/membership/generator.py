@@ -24,6 +24,7 @@ from core.families.membership.model import (
     branch_lengths,
     function_name,
     nesting_depth,
+    terminal_range,
 )
 from core.families.membership.render import render_code
 from core.seeding import item_rng
@@ -40,19 +41,31 @@ def _compare(rng: random.Random, index: int) -> dict[str, Any]:
             "value": rng.randint(CONST_MIN, CONST_MAX)}
 
 
-def generate_condition(rng: random.Random, combo: dict[str, int]) -> Condition:
-    """I families; each has a terminal branch of length N_T and N_max - 1 branches with 1..b calls.
+def terminal_lengths(rng: random.Random, combo: dict[str, Any]) -> list[int]:
+    """Each family's terminal length: N_T for all, or drawn per family from the range "lo..hi"."""
+    lo, hi = terminal_range(combo["N_T"])
+    if lo == hi:  # no draw: a single N_T keeps the random stream (and so every item) as it was
+        return [lo] * combo["I"]
+    return [rng.randint(lo, hi) for _ in range(combo["I"])]
+
+
+def generate_condition(rng: random.Random, combo: dict[str, Any]) -> Condition:
+    """I families; each has a terminal branch of length N_T (its own, with a range) and N_max - 1 branches
+    with 1..b calls.
 
     The shape (which positions are calls) is drawn first, then the call targets (`_call_targets`), so
     that every family is reachable from is_member_0. Built as plain data and validated once (faster than
     constructing each term model).
     """
     n_functions = combo["I"]
-    terminal, others = branch_lengths(combo)
-    lengths = sorted([terminal, *others])
+    terminals = terminal_lengths(rng, combo)
+    shapes = []
+    for terminal in terminals:
+        _, others = branch_lengths(combo, terminal)
+        shapes.append((terminal, sorted([terminal, *others])))
     # calls[f][j]: the call positions of branch j of family f (empty for the terminal branch)
     calls: list[list[list[int]]] = []
-    for _ in range(n_functions):
+    for terminal, lengths in shapes:
         per_branch: list[list[int]] = []
         for length in lengths:
             if length == terminal:
@@ -67,7 +80,7 @@ def generate_condition(rng: random.Random, combo: dict[str, int]) -> Condition:
     functions: list[dict[str, Any]] = []
     for f in range(n_functions):
         branches: list[dict[str, Any]] = []
-        for j, length in enumerate(lengths):
+        for j, length in enumerate(shapes[f][1]):
             terms = [
                 {"kind": "call", "index": k, "target": targets[(f, j, k)]} if k in calls[f][j]
                 else _compare(rng, k)
@@ -154,13 +167,13 @@ def generate_probe(condition: Condition, rng: random.Random, function: int, dept
 
 # ---- items -------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=64)
-def _resolve(params_json: str) -> tuple[str, tuple[dict[str, int], ...]]:
+def _resolve(params_json: str) -> tuple[str, tuple[dict[str, Any], ...]]:
     """Validated params (as JSON) and their grid, cached: a sweep makes thousands of items from one dict."""
     model = MembershipParams.model_validate(json.loads(params_json))
     return canonical_json(model.model_dump(mode="json")), tuple(model.combinations())
 
 
-def combination_for(params: dict[str, Any], index: int) -> tuple[int, dict[str, int], bool]:
+def combination_for(params: dict[str, Any], index: int) -> tuple[int, dict[str, Any], bool]:
     """(combination number, its parameters, label) of item `index`: even positive, odd negative."""
     _, combos = _resolve(canonical_json(params))
     number = (index // 2) % len(combos)
@@ -180,6 +193,8 @@ def generate_one(params: dict[str, Any], seed: int, index: int) -> MembershipIns
     if len(condition.reachable(0)) != combo["I"]:
         raise RuntimeError(f"membership generator bug at index {index}: a function is unreachable")
     meta: dict[str, Any] = {**combo, "label": "positive" if label else "negative"}
+    if isinstance(combo["N_T"], str):  # a range: the lengths each family drew
+        meta["N_T_per_function"] = [next(b.length for b in fn.branches if b.terminal) for fn in condition.functions]
     if len(combos) > 1:
         meta["combination"] = number
         meta["combinations"] = len(combos)

@@ -12,7 +12,7 @@ import itertools
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from core.instance import Instance
 
@@ -189,6 +189,23 @@ class MembershipInstance(Instance):
     probe: Probe
     entry: str = "is_member_0"
 
+    # values derived from the fields once per object (the rendering of the condition, whether `code`
+    # matches it, the evaluation): verification needs them for every answer (see `derived`)
+    _derived: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def derived(self) -> dict[str, Any]:
+        """A per-object cache, read through `__pydantic_private__` (pydantic's attribute hook is slow on
+        the verification hot path). An instance is not changed after it is read."""
+        private = self.__pydantic_private__
+        cache = private.get("_derived") if private is not None else None
+        # `model_copy` shares the private dict's values with the copy (which may have other fields):
+        # the cache belongs to the object that made it
+        if cache is None or cache.get("owner") is not self:
+            cache = {"owner": self}
+            if private is not None:
+                private["_derived"] = cache
+        return cache
+
     @field_validator("probe")
     @classmethod
     def _probe_shape(cls, value: Probe) -> Probe:
@@ -223,39 +240,69 @@ class MembershipInstance(Instance):
 GRID_KEYS = ("I", "N_max", "b", "N_T", "depth")
 # The number of call-terms of a probe's widest level grows like b**depth; this bounds probe size.
 MAX_LEAVES = 65_536
+# Branch lengths start at 2 (paper §4.1: "if-blocks, which map inputs starting from length N_i = 2").
+MIN_LENGTH = 2
+MAX_TERMINAL = 20
 
 IntOrGrid = int | list[int]
+# N_T: one terminal length for every function, or "lo..hi": each function draws its own (per function,
+# as in the paper's Listings 1 and 6, where is_member_0's terminal block has 2 terms and is_member_1's 3)
+TerminalSpec = int | str
+TerminalGrid = TerminalSpec | list[TerminalSpec]
+_RANGE = re.compile(r"\s*(\d+)\s*\.\.\s*(\d+)\s*")
 
 
-def _parse_grid(value: Any) -> Any:
-    """Accept `3`, `"3"`, `"1,2,3"`, `"[1, 2, 3]"` and lists (CLI `--param I=1,2,3`). Never evals."""
+def terminal_range(spec: TerminalSpec) -> tuple[int, int]:
+    """(lo, hi) of an N_T value: a single length is lo == hi."""
+    if isinstance(spec, str):
+        match = _RANGE.fullmatch(spec)
+        if match is None:
+            raise ValueError(f"N_T must be a length or a range lo..hi, not '{spec}'")
+        return int(match.group(1)), int(match.group(2))
+    return spec, spec
+
+
+def _parse_grid(value: Any, ranges: bool = False) -> Any:
+    """Accept `3`, `"3"`, `"1,2,3"`, `"[1, 2, 3]"` and lists (CLI `--param I=1,2,3`); with `ranges`, also
+    `"2..3"` entries (N_T). Never evals."""
     if isinstance(value, bool):
         raise ValueError("expected an integer or a list of integers, not a boolean")
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
             text = text[1:-1]
-        parts = [p.strip() for p in text.split(",")]
-        if not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
-            raise ValueError(f"expected an integer or a comma-separated list of integers, got '{value}'")
-        ints = [int(p) for p in parts]
-        return ints[0] if len(ints) == 1 else ints
+        parts = [p.strip().strip("'\"") for p in text.split(",")]
+        out: list[Any] = []
+        for part in parts:
+            if re.fullmatch(r"[+-]?[0-9]+", part):
+                out.append(int(part))
+            elif ranges and _RANGE.fullmatch(part):
+                lo, hi = terminal_range(part)
+                out.append(f"{lo}..{hi}" if lo != hi else lo)
+            else:
+                kind = "integers or ranges lo..hi" if ranges else "integers"
+                raise ValueError(f"expected an integer or a comma-separated list of {kind}, got '{value}'")
+        return out[0] if len(out) == 1 else out
     if isinstance(value, list):
         if any(isinstance(v, bool) for v in value):
             raise ValueError("expected integers, not booleans")
+        if ranges:
+            value = [_parse_grid(v, True) if isinstance(v, str) else v for v in value]
         return value[0] if len(value) == 1 else value
     return value
 
 
 class MembershipParams(BaseModel):
-    """Generator parameters (paper Table 2). Each is one integer or a list of them (a sweep grid).
+    """Generator parameters (paper Table 2). Each is one value or a list of them (a sweep grid).
 
     - I: number of generating families `is_member_0 .. is_member_{I-1}`; every one of them is reachable
       from is_member_0 through calls, so I > 1 needs N_max >= 2.
     - N_max: number of `if` branches per family (the terminal one included).
     - b: at most this many recursive calls in a non-terminal branch (at least one, so probes can nest);
       b must not exceed the shortest non-terminal branch length (paper: b_i <= N_i).
-    - N_T: the list length of every family's terminal branch (comparisons only).
+    - N_T: the list length of a family's terminal branch (comparisons only), at least 2 (branch lengths
+      start at 2, §4.1). One length for every family, or a range "lo..hi" from which each family draws
+      its own (the paper's N_i^T is per function: Listing 1 has 2 for is_member_0 and 3 for is_member_1).
     - depth: the probe's nesting depth d (0 = a flat list).
 
     Lists make a grid: the Cartesian product in the order I, N_max, b, N_T, depth. Item `index` belongs to
@@ -268,17 +315,22 @@ class MembershipParams(BaseModel):
     I: IntOrGrid = 2  # noqa: E741 -- the paper's name
     N_max: IntOrGrid = 2
     b: IntOrGrid = 1
-    N_T: IntOrGrid = 2
+    N_T: TerminalGrid = 2
     depth: IntOrGrid = 2
 
-    @field_validator(*GRID_KEYS, mode="before")
+    @field_validator("I", "N_max", "b", "depth", mode="before")
     @classmethod
     def _grid(cls, value: Any) -> Any:
         return _parse_grid(value)
 
+    @field_validator("N_T", mode="before")
+    @classmethod
+    def _terminal_grid(cls, value: Any) -> Any:
+        return _parse_grid(value, ranges=True)
+
     @model_validator(mode="after")
     def _ranges(self) -> MembershipParams:
-        bounds = {"I": (1, 50), "N_max": (1, 20), "b": (1, 20), "N_T": (1, 20), "depth": (0, 64)}
+        bounds = {"I": (1, 50), "N_max": (1, 20), "b": (1, 20), "depth": (0, 64)}
         for key, (lo, hi) in bounds.items():
             values = _as_list(getattr(self, key))
             if len(set(values)) != len(values):
@@ -286,6 +338,14 @@ class MembershipParams(BaseModel):
             for v in values:
                 if not lo <= v <= hi:
                     raise ValueError(f"{key}={v} is outside {lo}..{hi}")
+        terminals = _as_list(self.N_T)
+        if len(set(map(str, terminals))) != len(terminals):
+            raise ValueError("N_T lists a value twice")
+        for spec in terminals:
+            lo, hi = terminal_range(spec)
+            if not MIN_LENGTH <= lo <= hi <= MAX_TERMINAL:
+                raise ValueError(f"N_T={spec} is outside {MIN_LENGTH}..{MAX_TERMINAL} (branch lengths start at 2, "
+                                 "paper §4.1)")
         for combo in self.combinations():
             if combo["depth"] > 0 and combo["N_max"] < 2:
                 raise ValueError("depth > 0 needs N_max >= 2 (a non-terminal branch to recurse through)")
@@ -299,24 +359,26 @@ class MembershipParams(BaseModel):
                                  f"(limit {MAX_LEAVES})")
         return self
 
-    def combinations(self) -> list[dict[str, int]]:
+    def combinations(self) -> list[dict[str, Any]]:
         """The grid in a fixed order (product over I, N_max, b, N_T, depth, each in the order given)."""
         lists = [_as_list(getattr(self, key)) for key in GRID_KEYS]
         return [dict(zip(GRID_KEYS, values, strict=True)) for values in itertools.product(*lists)]
 
 
-def _as_list(value: IntOrGrid) -> list[int]:
+def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def branch_lengths(combo: dict[str, int]) -> tuple[int, list[int]]:
-    """(terminal length, non-terminal lengths): N_T, then the first N_max - 1 lengths >= 2 other than N_T.
+def branch_lengths(combo: dict[str, Any], terminal: int | None = None) -> tuple[int, list[int]]:
+    """(terminal length, non-terminal lengths) of one function: its terminal length (`terminal`, else
+    the combination's single N_T), then the first N_max - 1 lengths >= 2 other than it.
 
     The paper's listings use lengths 2..N_max+1 with the terminal block among them (Listing 1).
     """
-    terminal = combo["N_T"]
+    if terminal is None:
+        terminal = terminal_range(combo["N_T"])[0]
     others: list[int] = []
-    length = 2
+    length = MIN_LENGTH
     while len(others) < combo["N_max"] - 1:
         if length != terminal:
             others.append(length)
@@ -324,12 +386,14 @@ def branch_lengths(combo: dict[str, int]) -> tuple[int, list[int]]:
     return terminal, others
 
 
-def _check_b(combo: dict[str, int]) -> None:
+def _check_b(combo: dict[str, Any]) -> None:
     """The paper requires b_i <= N_i: a formula of length N cannot hold more than N calls. We refuse a b that
-    some non-terminal branch could not honour, rather than cap it silently there (then `b` in meta would
-    not describe the instance)."""
-    _, others = branch_lengths(combo)
-    if others and combo["b"] > min(others):
-        raise ValueError(f"b={combo['b']} exceeds the shortest non-terminal branch, len(x) == {min(others)} "
-                         f"(N_max={combo['N_max']}, N_T={combo['N_T']}); the paper requires b_i <= N_i, so use "
-                         f"b <= {min(others)}")
+    some non-terminal branch could not honour (for any terminal length the range allows), rather than
+    cap it silently there (then `b` in meta would not describe the instance)."""
+    lo, hi = terminal_range(combo["N_T"])
+    for terminal in range(lo, hi + 1):
+        _, others = branch_lengths(combo, terminal)
+        if others and combo["b"] > min(others):
+            raise ValueError(f"b={combo['b']} exceeds the shortest non-terminal branch, len(x) == {min(others)} "
+                             f"(N_max={combo['N_max']}, N_T={terminal}); the paper requires b_i <= N_i, so use "
+                             f"b <= {min(others)}")

@@ -63,8 +63,9 @@ PRESETS: dict[str, Preset] = {
         ),
         _preset(
             "pag-sweep-NT",
-            "Figure 1 curve: terminal block size N_T (1-4) at I=2, N_max=2, b=1, d=2; 320 per value.",
-            N_T=[1, 2, 3, 4],
+            "Figure 1 curve: terminal block size N_T (2-4; branch lengths start at 2, §4.1) at I=2, N_max=2,"
+            " b=1, d=2; 320 per value.",
+            N_T=[2, 3, 4],
         ),
         # Not a paper curve: the interactions of Table 2 row 1 (14,400 items; not in the bundled snapshots).
         _preset(

@@ -16,7 +16,7 @@ import re
 from string import Template
 
 from core.families.membership.model import MembershipInstance
-from core.families.membership.render import code_matches, render_code, render_probe
+from core.families.membership.render import instance_code_matches, render_probe, rendered_for
 from core.trace import Prompt
 
 STYLES = ("chat", "completion")
@@ -50,9 +50,9 @@ def load_template(style: str) -> dict[str, Template]:
 
 def prompt_code(instance: MembershipInstance) -> tuple[str, bool]:
     """(the code to show, whether it had to be rendered because the file's `code` disagrees)."""
-    if code_matches(instance.code, instance.condition):
+    if instance_code_matches(instance):
         return instance.code, False
-    return render_code(instance.condition), True
+    return rendered_for(instance).code, True
 
 
 def _fields(instance: MembershipInstance, code: str) -> dict[str, str]:

@@ -111,3 +111,22 @@ def code_matches(code: str, condition: Condition) -> bool:
     says something else must not be shown to a model or a person as if it were the problem.
     """
     return _normalized(code) == _normalized(render_code(condition))
+
+
+def rendered_for(instance: Any) -> Rendered:
+    """The rendering of an instance's condition, computed once per instance object."""
+    cache = instance.derived()
+    rendered = cache.get("rendered")
+    if rendered is None:
+        rendered = cache["rendered"] = render(instance.condition)
+    return rendered
+
+
+def instance_code_matches(instance: Any) -> bool:
+    """`code_matches(instance.code, instance.condition)`, computed once per instance object."""
+    cache = instance.derived()
+    matches = cache.get("code_matches")
+    if matches is None:
+        rendered = rendered_for(instance).code
+        matches = cache["code_matches"] = instance.code == rendered or _normalized(instance.code) == _normalized(rendered)
+    return matches

@@ -7,6 +7,11 @@ share a depth; the steps inside the call are one deeper. Every step highlights t
 `instance.code` (1-based) and the active sub-list of the probe (an index path); term steps also give the
 term's column span [start, end) in that line.
 
+For the generic stepper the trace has one document, the code (our rendering of the condition, which the
+line numbers refer to); every step focuses its line (and, for a term, the term's columns) and has state
+rows (except on returns, whose label says everything): the call being evaluated, the branch taken and
+the term's value.
+
 The title carries notes a reader of `sembench trace` must not miss: a trace cut at `max_steps` (its last
 step says so too) and an instance whose `code` does not match its `condition` (the condition is traced).
 """
@@ -18,11 +23,12 @@ from typing import Any
 
 from core.families.membership.evaluate import PythonError, type_error_message
 from core.families.membership.model import CallTerm, MembershipInstance, function_name, path_text
-from core.families.membership.render import Rendered, code_matches, render, term_text
-from core.trace import Trace, TraceStep
+from core.families.membership.render import Rendered, instance_code_matches, rendered_for, term_text
+from core.trace import Document, Focus, StateRow, Trace, TraceStep
 from core.verdict import Answer
 
 FAMILY = "membership"
+DOCUMENT = "code"
 MAX_STEPS = 50_000  # a positive probe with b=3, d=10 has ~10^5 calls; the stepper does not need them all
 SHOW_CHARS = 60
 MAX_ARGUMENT_CHARS = 400
@@ -49,10 +55,28 @@ class _Recorder:
             self.truncated = True
             return
         highlight: dict[str, Any] = {"line": line, "path": list(path)}
+        focus = Focus(document=DOCUMENT, line=max(1, line))
         if "span" in data:
-            highlight["span"] = list(data.pop("span"))
+            span = list(data.pop("span"))
+            highlight["span"] = span
+            focus = Focus(document=DOCUMENT, line=max(1, line), col_start=span[0], col_end=span[1])
+        call = f"{data.get('function', '?')}({path_text(path[:len(path)])})"
+        if kind == "return":  # the step's label says it all: "f(x) returns v"
+            self.steps.append(TraceStep(index=len(self.steps), kind=kind, label=label, depth=depth,
+                                        data=data, highlight=highlight, focus=focus))
+            return
+        state = [StateRow(name="call", value=call, status="pending")]
+        if data.get("branch") is not None or kind == "branch":
+            taken = data.get("length")
+            state.append(StateRow(name="branch", value="none" if data.get("branch") is None and kind == "branch"
+                                  else f"#{data.get('branch')}" + (f" (len {taken})" if taken is not None else ""),
+                                  status="fail" if data.get("branch") is None and kind == "branch" else "kept"))
+        if "value" in data:
+            value = data.get("value")
+            state.append(StateRow(name="value", value=str(value),
+                                  status="unknown" if value is None else "ok" if value else "fail"))
         self.steps.append(TraceStep(index=len(self.steps), kind=kind, label=label, depth=depth,
-                                    data=data, highlight=highlight))
+                                    data=data, highlight=highlight, focus=focus, state=state))
 
     def call(self, fn: int, x: Any, path: list[int], depth: int, parent: int | None) -> bool:
         """Record is_member_fn(x) and return its value (raises PythonError like the Python code would)."""
@@ -134,7 +158,7 @@ def decisive_step(steps: list[TraceStep]) -> int | None:
 
 
 def trace(instance: MembershipInstance, answer: Answer | None = None, max_steps: int = MAX_STEPS) -> Trace:
-    rendered = render(instance.condition)
+    rendered = rendered_for(instance)
     recorder = _Recorder(instance, rendered, max_steps)
     entry = instance.entry_index()
     value: bool | None
@@ -163,7 +187,7 @@ def trace(instance: MembershipInstance, answer: Answer | None = None, max_steps:
         # Line numbers refer to our rendering of the condition; show that text when the file's differs.
         meta["code_matches"] = False
         meta["rendered_code"] = rendered.code
-    if not code_matches(instance.code, instance.condition):
+    if not instance_code_matches(instance):
         # Beyond layout: the file's code says something else. The condition is what is evaluated and graded.
         meta["code_mismatch"] = True
         notes.append("code mismatch: the instance's code does not match its condition; this traces the "
@@ -183,5 +207,6 @@ def trace(instance: MembershipInstance, answer: Answer | None = None, max_steps:
             divergence = {"step": decisive, "predicted": predicted, "actual": value,
                           "reason": f"answered {said}, but {instance.entry}(x) "
                                     + (result if error else f"returns {result}")}
-    return Trace(family=FAMILY, instance_id=instance.id, title=title, steps=recorder.steps, meta=meta,
-                 divergence=divergence)
+    document = Document(name=DOCUMENT, language="python", text=rendered.code)
+    return Trace(family=FAMILY, instance_id=instance.id, title=title, documents=[document], steps=recorder.steps,
+                 meta=meta, divergence=divergence)

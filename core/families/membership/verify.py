@@ -7,7 +7,7 @@ from typing import Any
 
 from core.families.membership.evaluate import Frame, Outcome, explain
 from core.families.membership.model import MembershipInstance, function_name, path_text, probe_at
-from core.families.membership.render import code_matches, term_text
+from core.families.membership.render import instance_code_matches, term_text
 from core.verdict import Answer, DiffRow, Verdict
 
 
@@ -66,7 +66,14 @@ def describe(instance: MembershipInstance, outcome: Outcome, path: list[dict[str
     return f"{instance.entry}(x) does not return a bool: {chain}."
 
 
-def verify(instance: MembershipInstance, answer: Answer) -> Verdict:
+def _instance_part(instance: MembershipInstance) -> dict[str, Any]:
+    """What the verdict says about the instance whatever the answer (the evaluation, its decisive path in
+    data and in words, the code check), computed once per instance object: a run verifies many answers
+    to the same instance, and this is most of the work."""
+    cache = instance.derived()
+    part = cache.get("verify")
+    if part is not None:
+        return part
     outcome = explain(instance.condition, instance.probe, instance.entry_index())
     path = [frame_dict(instance, f) for f in outcome.chain]
     truth = outcome.value
@@ -77,19 +84,34 @@ def verify(instance: MembershipInstance, answer: Answer) -> Verdict:
         # The evaluator is the authority; a file whose ground truth disagrees is flagged, not trusted.
         details["ground_truth_mismatch"] = {"recorded": recorded, "evaluated": truth}
     why = describe(instance, outcome, path)
-    if not code_matches(instance.code, instance.condition):
+    if not instance_code_matches(instance):
         # Graded against the condition; the file's `code` says something else and was not shown to the model.
         details["code_mismatch"] = True
         why += (" Note: this instance's `code` does not match its `condition`; the condition was graded and "
                 "its rendering is what the prompt showed.")
+    last = path[-1] if path else {}
+    part = {
+        "truth": truth,
+        "details": details,
+        "why": why,
+        "path_expected": " -> ".join(f"{f['function']}({f['argument']})" for f in path),
+        "path_got": last.get("term_at") or ("no branch" if last.get("branch") is None else ""),
+    }
+    cache["verify"] = part
+    return part
+
+
+def verify(instance: MembershipInstance, answer: Answer) -> Verdict:
+    part = _instance_part(instance)
+    truth, why = part["truth"], part["why"]
+    details = dict(part["details"])  # the decisive path itself is shared between verdicts, never changed
     expected_text = "error" if truth is None else str(truth)
     predicted = answer.value if answer.ok and isinstance(answer.value, bool) else None
     correct = truth is not None and predicted == truth
-    last = path[-1] if path else {}
     path_row = DiffRow(
         label="decisive path",
-        expected=" -> ".join(f"{f['function']}({f['argument']})" for f in path),
-        got=last.get("term_at") or ("no branch" if last.get("branch") is None else ""),
+        expected=part["path_expected"],
+        got=part["path_got"],
         ok=correct,  # whether the answer is right (the path's own truth value is in `expected` and the note)
         note=why,
     )

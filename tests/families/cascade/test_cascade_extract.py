@@ -46,7 +46,7 @@ def test_tilde_fence_indented_block_and_untagged_fence_are_blocks() -> None:
     assert pairs(extract('~~~\ns = s.replace("a", "b")\n~~~')) == [("a", "b")]
     indented = '1. The cascade:\n   ```python\n   s = s.replace("a", "b")\n   s = s.replace("b", "c")\n   ```\n'
     assert pairs(extract(indented)) == [("a", "b"), ("b", "c")]
-    assert extract(indented).value["last"]["mode"] == "ast"  # dedented before parsing
+    assert extract(indented).value["last"]["mode"] == "block"  # indentation does not matter to the reader
 
 
 def test_closing_fence_glued_to_the_last_line_closes_the_block() -> None:

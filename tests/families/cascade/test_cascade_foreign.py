@@ -43,7 +43,7 @@ def foreign(meta: dict[str, Any], **fields: Any) -> dict[str, Any]:
 def test_foreign_meta_never_breaks_the_family(meta: dict[str, Any]) -> None:
     instance = FAMILY.parse_instance(foreign(meta))
     values = FAMILY.feature_values(instance)
-    assert set(values) == {"cascade_length", "category", *RELATION_KEYS}
+    assert set(values) == {"cascade_length", "category", "category_exact", *RELATION_KEYS}
     assert all(v is None for v in values.values())  # none of these values has the type the feature needs
     # K falls back to the ground-truth length when max_programs is not a positive whole number
     assert instance.max_programs() == 2
@@ -61,7 +61,7 @@ def test_well_typed_meta_is_read_and_0_1_flags_mean_booleans() -> None:
             "cascade_length": 2, "max_programs": 3.0}
     instance = FAMILY.parse_instance(foreign(meta))
     assert FAMILY.feature_values(instance) == {
-        "cascade_length": 2, "category": "1010", "feeding": True, "bleeding": False,
+        "cascade_length": 2, "category": "1010", "category_exact": None, "feeding": True, "bleeding": False,
         "counter_feeding": True, "counter_bleeding": None,
     }
     assert instance.max_programs() == 3  # a whole float from a JSON writer without integers

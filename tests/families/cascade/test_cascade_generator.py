@@ -24,10 +24,11 @@ from core.families.cascade.generator import (
 from core.families.cascade.model import CascadeInstance, CascadeParams, apply_cascade
 from core.families.cascade.presets import PRESETS
 from core.families.cascade.relations import cascade_relations, category_bits
+from core.families.cascade.released import FULL_ALPHABET, LITE_ALPHABET, released_category, released_relations
 from core.family import get_family
 
 REPO = Path(__file__).resolve().parents[3]
-DEMO = dict(PRESETS["cascade-demo"].params)
+DEMO = {k: v for k, v in PRESETS["cascade-demo"].params.items() if k != "length_weights"}
 LENGTH = {**DEMO, "balance": "length", "n_examples": 8, "cascade_length_min": 3, "cascade_length_max": 9}
 
 
@@ -101,11 +102,15 @@ def _check_instance(inst: CascadeInstance) -> None:
         following = [s.replace(lhs, rhs) for s in current]
         assert following != current, f"rule {lhs!r}->{rhs!r} changes no example"
         current = following
-    relations = cascade_relations(cascade)
-    assert inst.meta["relations"] == relations
-    assert inst.meta["category"] == category_bits(relations)
+    # both labels: the released detector's (the benchmark's categories) and the exact classifier's
+    assert inst.meta["relations"] == released_relations(cascade)
+    assert inst.meta["category"] == released_category(cascade)
+    exact = cascade_relations(cascade)
+    assert inst.meta["relations_exact"] == exact and inst.meta["category_exact"] == category_bits(exact)
     assert inst.meta["cascade_length"] == len(cascade)
-    assert inst.meta["max_programs"] == (p.max_programs or max(allowed_lengths(p)))
+    k = p.max_programs or (len(cascade) if p.k_per_length else max(allowed_lengths(p)))
+    assert inst.meta["max_programs"] == k == inst.max_programs()
+    assert inst.meta["alphabet"] == p.alphabet and inst.meta["max_side"] == max(3, p.lhs_len_max, p.rhs_len_max)
     if p.balance == "category":
         assert inst.meta["target_category"] == CATEGORIES[inst.index % 16]
         assert inst.meta["relaxed"] == (inst.meta["category"] != inst.meta["target_category"])
@@ -208,8 +213,13 @@ def test_presets() -> None:
         per_target = 16 if balance == "category" else len(allowed_lengths(p))
         assert count % per_target == 0, name
     assert allowed_lengths(CascadeParams.model_validate(PRESETS["pbebench-25-30"].params)) == (25, 30)
-    assert PRESETS["pbebench"].params["alphabet"] == "abcdefghijklmnopqrstuvwxyz"
-    assert PRESETS["pbebench-lite"].params["alphabet"] == "abcdefghij"
+    # the released alphabets: a-k and u-z for Lite and MoreEg, both cases for PBEBench and (25, 30)
+    assert LITE_ALPHABET == "abcdefghijkuvwxyz" and set(FULL_ALPHABET) == set("abcdefghijklmnopqrstuvwxyz"
+                                                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for name, alphabet in (("pbebench", FULL_ALPHABET), ("pbebench-25-30", FULL_ALPHABET),
+                           ("pbebench-lite", LITE_ALPHABET), ("pbebench-lite-moreeg", LITE_ALPHABET)):
+        assert PRESETS[name].params["alphabet"] == alphabet, name
+    assert PRESETS["pbebench-25-30"].params["k_per_length"] is True
     assert get_family("cascade").presets() is PRESETS
 
 

@@ -19,7 +19,7 @@ def make(inputs: list[str], cascade: list[tuple[str, str]], length: int, k: int 
         inputs=inputs,
         outputs=[apply_cascade(s, cascade) for s in inputs],
         ground_truth={"cascade": [list(r) for r in cascade]},
-        meta={"max_programs": k, "cascade_length": length, "category": "1000",
+        meta={"alphabet": "abcdefghijklmnopqrstuvwxyz", "max_programs": k, "cascade_length": length, "category": "1000",
               "relations": {"feeding": 1, "bleeding": 0, "counter_feeding": 0, "counter_bleeding": 0}},
     )
 
@@ -106,18 +106,27 @@ def test_summarize_hand_computed() -> None:
     # row 2: last block = ab->c + identity: cc, cc -> 1 - 4/7, valid 1/2; first block the same outputs, valid 1/1
     assert summary["pass@1"] == pytest.approx(1 / 3)
     assert summary["edit_sim"] == pytest.approx((1 + (1 - 4 / 7) + 0) / 3)
-    assert summary["valid_rate"] == pytest.approx((1 + 0.5 + 0) / 3)
+    # Valid_Rate pooled as released: (2 + 1 + nothing) valid of (2 + 2 + nothing) programs
+    assert summary["valid_rate"] == pytest.approx(3 / 4)
+    assert summary["valid_rate_per_response"] == pytest.approx((1 + 0.5 + 0) / 3)
     assert summary["pass@1_first"] == pytest.approx(1 / 3)
     assert summary["edit_sim_first"] == pytest.approx((1 + (1 - 4 / 7) + 0) / 3)
-    assert summary["valid_rate_first"] == pytest.approx((1 + 1 + 0) / 3)
+    assert summary["valid_rate_first"] == pytest.approx(3 / 3)
+    assert summary["valid_rate_per_response_first"] == pytest.approx((1 + 1 + 0) / 3)
+    # one token per example: the released Edit_Sim counts whole examples (2 of 2 wrong in row 2, 0 in row 3)
+    assert summary["edit_sim_tokens"] == pytest.approx((1 + 0 + 0) / 3)
     assert summary["extraction_errors"] == 1.0
+    for key in ("pass@1", "edit_sim", "edit_sim_tokens", "valid_rate", "valid_rate_per_response"):
+        assert summary[f"{key}_lo"] <= summary[key] <= summary[f"{key}_hi"], key
 
 
 def test_summarize_empty_and_foreign_verdicts() -> None:
     empty = summarize([])
-    assert set(empty) == {"pass@1", "edit_sim", "valid_rate", "pass@1_first", "edit_sim_first",
-                          "valid_rate_first", "extraction_errors"}
-    assert all(v == 0.0 for v in empty.values())
+    rates = ("pass@1", "edit_sim", "edit_sim_tokens", "valid_rate", "valid_rate_per_response")
+    names = {*rates, *(f"{r}_first" for r in rates)}
+    assert set(empty) == {*names, *(f"{n}_lo" for n in names), *(f"{n}_hi" for n in names),
+                          "extraction_errors", "no_answer_within_budget"}
+    assert all(empty[n] == 0.0 and empty[f"{n}_lo"] is None and empty[f"{n}_hi"] is None for n in names)
     foreign = Verdict(correct=True, score=0.75, status="valid")  # no details: falls back to correct/score
     summary = summarize([(SHORT, foreign)])
     assert summary["pass@1"] == 1.0 and summary["edit_sim"] == 0.75 and summary["edit_sim_first"] == 0.75

@@ -17,7 +17,7 @@ def make(inputs: list[str], cascade: list[tuple[str, str]] | None, outputs: list
         inputs=inputs,
         outputs=outputs if outputs is not None else [apply_cascade(s, cascade or []) for s in inputs],
         ground_truth={"cascade": [list(r) for r in cascade]} if cascade is not None else {},
-        meta={"max_programs": k, "cascade_length": len(cascade or []), "category": "1000", "relations": {}},
+        meta={"alphabet": "abcdefghijklmnopqrstuvwxyz", "max_programs": k, "cascade_length": len(cascade or []), "category": "1000", "relations": {}},
     )
 
 
@@ -95,11 +95,15 @@ def test_divergence_numbers_people_read_are_1_based_and_match_the_note() -> None
 
 def test_text_lines_bracket_the_written_spans() -> None:
     t = trace(make(["dbebc", "xx", "abab"], [("db", "jf"), ("b", ""), ("x", "y")]))
-    assert t.steps[0].lines == ['1. "dbebc"', '2. "xx"', '3. "abab"']
-    assert t.steps[1].lines == ['1. "dbebc" -> "[jf]ebc"', '2. "xx" (unchanged)', '3. "abab" (unchanged)']
-    assert t.steps[2].lines[2] == '3. "abab" -> "a[]a[]"'  # deletions: an empty bracket where lhs was
-    assert t.steps[3].lines[1] == '2. "xx" -> "[y][y]"'
-    assert '1. "dbebc" -> "[jf]ebc"' in t.to_text()
+    rows = [[(r.name, r.value, r.status) for r in step.state] for step in t.steps]
+    assert rows[0] == [("example 1", '"dbebc"', "kept"), ("example 2", '"xx"', "kept"), ("example 3", '"abab"', "kept")]
+    assert rows[1] == [("example 1", '"dbebc" -> "[jf]ebc"', "changed"), ("example 2", '"xx"', "kept"),
+                       ("example 3", '"abab"', "kept")]
+    assert rows[2][2][1] == '"abab" -> "a[]a[]"'  # deletions: an empty bracket where lhs was
+    assert rows[3][1][1] == '"xx" -> "[y][y]"'
+    assert 'example 1 = "dbebc" -> "[jf]ebc"  (changed)' in t.to_text()
+    assert {r.status for r in t.steps[-1].state} <= {"ok", "fail"}  # the last step against the outputs
+    assert all(step.focus is not None and step.focus.document == "cascade" for step in t.steps)
     # data and highlight keep their shape (the TUI reads them)
     assert t.steps[1].data["spans"] == [[[0, 2]], [], []] and t.steps[1].highlight["rule"] == 0
 

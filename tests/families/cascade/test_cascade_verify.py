@@ -19,7 +19,7 @@ def make(inputs: list[str], outputs: list[str] | None = None, cascade: list[tupl
         inputs=inputs,
         outputs=outputs if outputs is not None else [apply_cascade(s, cascade) for s in inputs],
         ground_truth={"cascade": [list(r) for r in cascade]},
-        meta={"max_programs": k, "cascade_length": len(cascade), "category": "1000", "relations": {"feeding": 1}},
+        meta={"alphabet": "abcdefghijklmnopqrstuvwxyz", "max_programs": k, "cascade_length": len(cascade), "category": "1000", "relations": {"feeding": 1}},
     )
 
 
@@ -166,6 +166,7 @@ def test_one_diff_row_per_example() -> None:
 
 def test_exploding_cascade_is_cut_not_exponential() -> None:
     inst = make(["aa", "ba"], k=30)
+    inst.meta["max_side"] = 4  # "aaaa" is a valid side here
     text = response(*[line("a", "aaaa")] * 30)
     verdict = verify(inst, extract(text))
     limit = length_limit(inst)

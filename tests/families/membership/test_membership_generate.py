@@ -52,9 +52,11 @@ def check_instance(inst: MembershipInstance) -> None:
     assert nesting_depth(inst.probe) == inst.meta["depth"]
     assert inst.code == render_code(inst.condition)
     assert len(inst.condition.functions) == inst.meta["I"]
-    for fn in inst.condition.functions:
+    terminals = inst.meta.get("N_T_per_function") or [inst.meta["N_T"]] * inst.meta["I"]
+    for fn, terminal in zip(inst.condition.functions, terminals, strict=True):
         assert len(fn.branches) == inst.meta["N_max"]
-        assert [b.length for b in fn.branches if b.terminal] == [inst.meta["N_T"]]
+        assert [b.length for b in fn.branches if b.terminal] == [terminal]
+        assert min(b.length for b in fn.branches) >= 2  # branch lengths start at 2 (§4.1)
         assert all(1 <= len(b.calls()) <= inst.meta["b"] for b in fn.branches if not b.terminal)
     check_structure(inst.condition, 0, inst.probe, 0, inst.meta["depth"], label)
     check_reachable(inst.condition)
@@ -106,7 +108,7 @@ def test_presets_give_160_plus_160_per_combination(name: str) -> None:
 def test_preset_sizes() -> None:
     assert {name: p.count for name, p in PRESETS.items()} == {
         "pag-demo": 64, "pag-default": 320, "pag-sweep-I": 960, "pag-sweep-Nmax": 960, "pag-sweep-depth": 1600,
-        "pag-sweep-b": 960, "pag-sweep-NT": 1280, "pag-grid-I-Nmax-depth": 14400}
+        "pag-sweep-b": 960, "pag-sweep-NT": 960, "pag-grid-I-Nmax-depth": 14400}
     assert PRESETS["pag-default"].params == {"I": 2, "N_max": 2, "b": 1, "N_T": 2, "depth": 2}
     demo_depths = {i.meta["depth"] for i in FAMILY.generate(PRESETS["pag-demo"].params, 0, 64)}
     assert demo_depths == {2, 3}
@@ -114,7 +116,7 @@ def test_preset_sizes() -> None:
 
 CURVES = {"pag-sweep-I": ("I", [1, 2, 3]), "pag-sweep-Nmax": ("N_max", [2, 3, 4]),
           "pag-sweep-depth": ("depth", [0, 1, 2, 3, 4]), "pag-sweep-b": ("b", [1, 2, 3]),
-          "pag-sweep-NT": ("N_T", [1, 2, 3, 4])}
+          "pag-sweep-NT": ("N_T", [2, 3, 4])}
 
 
 @pytest.mark.parametrize("name", sorted(CURVES))
@@ -150,7 +152,7 @@ def test_every_function_is_reachable_in_every_preset_with_several() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(n_functions=st.integers(2, 8), n_max=st.integers(2, 4), b=st.integers(1, 3), n_t=st.integers(1, 4),
+@given(n_functions=st.integers(2, 8), n_max=st.integers(2, 4), b=st.integers(1, 3), n_t=st.integers(2, 4),
        depth=st.integers(0, 3), seed=st.integers(0, 2**32), index=st.integers(0, 10**6))
 def test_every_function_is_reachable_for_any_params(n_functions, n_max, b, n_t, depth, seed, index) -> None:
     b = min(b, min(branch_lengths({"N_T": n_t, "N_max": n_max})[1]))
@@ -196,7 +198,7 @@ def test_cli_example_gives_half_positive_half_negative() -> None:
     n_functions=st.integers(1, 4),
     n_max=st.integers(1, 4),
     b=st.integers(1, 3),
-    n_t=st.integers(1, 4),
+    n_t=st.integers(2, 4),
     depth=st.integers(0, 5),
     seed=st.integers(0, 2**32),
     index=st.integers(0, 10**6),
@@ -250,3 +252,24 @@ def test_same_items_under_any_pythonhashseed() -> None:
     assert _ids_in_subprocess("0") == here
     assert _ids_in_subprocess("4242") == here
     assert here == PINNED_DEMO_IDS
+
+
+# ---- per-function terminal lengths ---------------------------------------------------------------
+def test_a_terminal_range_gives_each_function_its_own_terminal_length() -> None:
+    """Listing 1 (and Listing 6): is_member_0's terminal block has 2 terms, is_member_1's has 3."""
+    params = FAMILY.resolve_params(None, {"I": "2", "N_max": "2", "b": "1", "N_T": "2..3", "depth": "2"})
+    assert params["N_T"] == "2..3"
+    instances = [FAMILY.generate_one(params, 0, i) for i in range(40)]
+    drawn = Counter(tuple(i.meta["N_T_per_function"]) for i in instances)
+    assert (2, 3) in drawn and (3, 2) in drawn and (2, 2) in drawn and (3, 3) in drawn
+    for inst in instances:
+        check_instance(inst)
+    listing_1 = next(i for i in instances if i.meta["N_T_per_function"] == [2, 3])
+    shapes = [[(b.length, b.terminal) for b in fn.branches] for fn in listing_1.condition.functions]
+    assert shapes == [[(2, True), (3, False)], [(2, False), (3, True)]]  # Listing 1's two functions
+
+
+def test_a_single_terminal_length_generates_as_before() -> None:
+    # no draw for a single N_T: the random stream, and so every existing item, is unchanged
+    params = {"I": 2, "N_max": 2, "b": 1, "N_T": 2, "depth": 2}
+    assert "N_T_per_function" not in FAMILY.generate_one(params, 0, 0).meta

@@ -126,6 +126,8 @@ def test_params_from_cli_strings_and_grids() -> None:
     family = get_family("membership")
     params = family.resolve_params(None, {"I": "3", "N_max": "3", "b": "2", "N_T": "2", "depth": "4"})
     assert params == {"I": 3, "N_max": 3, "b": 2, "N_T": 2, "depth": 4}
+    assert family.resolve_params(None, {"N_T": "2..4"})["N_T"] == "2..4"
+    assert family.resolve_params(None, {"N_T": "2, 3..4"})["N_T"] == [2, "3..4"]  # a grid of a length and a range
     grid = family.resolve_params(None, {"depth": "1,2,3", "I": "[1, 2]"})
     assert grid["depth"] == [1, 2, 3] and grid["I"] == [1, 2]
     assert len(MembershipParams.model_validate(grid).combinations()) == 6
@@ -145,6 +147,11 @@ def test_params_from_cli_strings_and_grids() -> None:
         ({"b": "4", "N_max": "3", "N_T": "2"}, "use b <= 3"),  # lengths 3 and 4: the 3 could not hold 4 calls
         ({"b": "1,2,3", "N_T": "3"}, "b=3 exceeds"),  # a grid is refused when any combination is
         ({"I": "2", "N_max": "1", "depth": "0"}, "I > 1 needs N_max >= 2"),  # no calls: is_member_1 unreachable
+        ({"N_T": "1"}, "N_T=1 is outside 2..20"),  # branch lengths start at 2 (§4.1)
+        ({"N_T": "3..2"}, "N_T=3..2 is outside"),
+        ({"N_T": "2..x"}, "ranges lo..hi"),
+        # with N_T in 2..3 some function has its terminal at 3, leaving a non-terminal branch of length 2
+        ({"b": "3", "N_max": "2", "N_T": "2..3"}, "b=3 exceeds the shortest non-terminal branch, len(x) == 2"),
         ({"colour": "red"}, "unknown parameter 'colour'"),
     ],
 )
@@ -169,4 +176,5 @@ def test_params_refuse_booleans() -> None:
 def test_branch_lengths() -> None:
     assert branch_lengths({"N_T": 2, "N_max": 2}) == (2, [3])  # Listing 6: lengths 2 (terminal) and 3
     assert branch_lengths({"N_T": 3, "N_max": 3}) == (3, [2, 4])
-    assert branch_lengths({"N_T": 1, "N_max": 1}) == (1, [])
+    assert branch_lengths({"N_T": 2, "N_max": 1}) == (2, [])
+    assert branch_lengths({"N_T": "2..3", "N_max": 2}, terminal=3) == (3, [2])  # one function of a range

@@ -43,7 +43,13 @@ def test_listing6_short_circuit_call_tree() -> None:
     assert code_line[start:end] == "(x[0] == 65)"
     assert trace.meta["result"] is False and trace.meta["decisive_step"] == 4
     text = trace.to_text()
-    assert "    [4] (x[0][0] == 65)" in text and text.splitlines()[-1].startswith("[7] is_member_0(x) returns False")
+    steps = [line for line in text.splitlines() if line.lstrip().startswith("[")]  # state rows are indented below
+    assert "    [4] (x[0][0] == 65)" in text and steps[-1].startswith("[7] is_member_0(x) returns False")
+    # the generic stepper's view: the focused line and columns, and the state rows
+    assert failing.focus is not None and failing.focus.document == "code" and failing.focus.line == failing.highlight["line"]
+    assert (failing.focus.col_start, failing.focus.col_end) == (start, end)
+    assert trace.documents[0].text == inst.code
+    assert ("value", "False", "fail") in [(r.name, r.value, r.status) for r in failing.state]
 
 
 def test_listing6_true_and_no_branch() -> None:
@@ -106,10 +112,11 @@ def test_truncation_and_code_mismatch_are_flagged() -> None:
     assert short.meta["total_steps"] == len(full.steps) > 5
     assert short.meta["result"] is True  # the value still comes from the full evaluation
     # `sembench trace` prints to_text(): the cut shows in the title and on the last step shown
-    text = short.to_text().splitlines()
+    state_rows = ("call = ", "branch = ", "value = ")
+    text = [line for line in short.to_text().splitlines() if not line.strip().startswith(state_rows)]
     assert f"only the first 5 of {len(full.steps)} steps" in text[0]
-    assert text[-1].endswith(f"[trace truncated: only the first 5 of {len(full.steps)} steps are shown; "
-                             "the result comes from the full evaluation]")
+    assert (f"[trace truncated: only the first 5 of {len(full.steps)} steps are shown; "
+            "the result comes from the full evaluation]") in text[-1]  # (followed by the step's focus, @code:N)
     assert short.steps[-1].label.startswith(full.steps[4].label)
     assert "truncated" not in full.title and "truncated" not in full.meta
     assert all("truncated" not in step.label for step in full.steps)

@@ -1,0 +1,14 @@
+"""Extraction and verification of one response, without the family's generic method dispatch (the
+runner checks every attempt of a run through here)."""
+
+from __future__ import annotations
+
+from core.families.cascade.extract import extract
+from core.families.cascade.model import CascadeInstance
+from core.families.cascade.verify import verify
+from core.verdict import Answer, Verdict
+
+
+def check(instance: CascadeInstance, response: str) -> tuple[Answer, Verdict]:
+    answer = extract(response, instance)
+    return answer, verify(instance, answer)
