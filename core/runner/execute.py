@@ -1,8 +1,8 @@
 """Running a batch: every (instance, sample) is asked, checked off the event loop and stored as it completes.
 
-Threading: the event loop thread owns the SQLite connection (sqlite3 connections are not thread-safe)
-and does every write; solvers' CPU work and verification run in worker threads (core.runner.verifying)
-so the loop keeps requests flowing.
+Threading: attempts are written by a writer thread with its own connection, in batched transactions
+(core.store.writer: an attempt counts as done once its transaction has committed); slow verification
+runs in worker threads (core.runner.verifying). The event loop only sends requests and hands results on.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
+from core.canonical import canonical_json
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
@@ -34,6 +35,8 @@ from core.runner.stop import RunAborted, StopRule
 from core.runner.verifying import Verifier
 from core.solvers import Solver, SolveResult, is_model_spec, make_solver
 from core.store import LogStore, Workspace, now_iso
+from core.store.log import attempt_columns
+from core.store.writer import AttemptWriter
 from core.trace import Prompt
 
 
@@ -49,10 +52,11 @@ def create_run(
 
 async def one_attempt(
     family: Family, instance: Instance, solver: Solver, *, run_id: str, snapshot: str, sample: int, style: str,
-    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None,
+    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None, stream: bool = False,
 ) -> AttemptRecord:
     """prompt → solve → extract/verify → record. `prompts` memoises rendering across the samples of
-    an instance; `verifier` checks the response off the event loop (a private one when not given)."""
+    an instance; `verifier` checks the response off the event loop (a private one when not given);
+    `stream` asks a model for a streamed reply (the same reply, read as it is produced)."""
     started = now_iso()
     try:
         prompt = prompts.get(instance.id) if prompts is not None else None
@@ -61,7 +65,7 @@ async def one_attempt(
             if prompts is not None:
                 prompts[instance.id] = prompt
         t0 = time.perf_counter()
-        result = await solver.solve(instance, prompt)
+        result = await (solver.solve(instance, prompt, on_delta=_ignore) if stream else solver.solve(instance, prompt))
         if not result.elapsed_s:
             result.elapsed_s = time.perf_counter() - t0
         checked = None
@@ -81,25 +85,45 @@ async def one_attempt(
                            sample=sample, source="run", started=started)
 
 
+def _ignore(kind: str, chunk: str) -> None:
+    """A streamed reply's deltas: a batch run only needs the whole reply."""
+
+
 async def execute(
     store: LogStore, family: Family, run_id: str, snapshot: str, items: list[tuple[Instance, int]], solver: Solver,
     stats: RunStats, *, concurrency: int, style: str, observer: Observer | None = None,
-    verify_concurrency: int | None = None,
+    verify_concurrency: int | None = None, stream: bool = False,
 ) -> RunStats:
-    """Run the items with at most `concurrency` in flight; each attempt is stored as soon as it is done."""
+    """Run the items with at most `concurrency` in flight. Each attempt is handed to the writer as soon
+    as it is done, and counted (stats, observer, stop rule) once its transaction has committed."""
     observer = observer or NullObserver()
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
     stop = StopRule()
     prompts: dict[str, Prompt] = {}
+    prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
     verifier = Verifier(family, verify_concurrency)
+    writer = AttemptWriter(store.path)
+    unacked: set[int] = set()  # ids of records written but not yet known to be committed
+    records: dict[int, AttemptRecord] = {}
 
     async def worker() -> None:
         for instance, sample in queue:  # one shared iterator: the loop is single-threaded
             sample_solver = per_sample(sample) if per_sample else solver
             record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
-                                       sample=sample, style=style, prompts=prompts, verifier=verifier)
-            store.add_attempt(record.row())  # loop thread only; its own transaction
+                                       sample=sample, style=style, prompts=prompts, verifier=verifier,
+                                       stream=stream)
+            text = prompt_json.get(instance.id) if record.prompt else "{}"
+            if text is None:
+                text = prompt_json[instance.id] = canonical_json(record.prompt)
+            key = id(record)
+            unacked.add(key)
+            records[key] = record
+            try:
+                await writer.write(attempt_columns(record, text))
+            finally:
+                unacked.discard(key)
+                records.pop(key, None)
             stats.add(record)
             observer.attempt(record, stats)
             aborted = stop.check(record)
@@ -117,6 +141,11 @@ async def execute(
         # Full disk, a database deleted or corrupted under us: stop; what was committed stays.
         raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None
     finally:
+        pending = list(records.values())  # written, then their workers were cancelled (Ctrl-C, an abort)
+        writer.close()  # commits everything queued
+        if not writer.failed:
+            for record in pending:
+                stats.add(record)
         verifier.close()
         observer.finish(stats)
     return stats
@@ -138,10 +167,12 @@ def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
 
 async def run_async(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None, run_id: str | None = None,
+    observer: Observer | None = None, run_id: str | None = None, stream: bool = False,
 ) -> RunOutcome:
     """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
-    A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command."""
+    A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command.
+    `stream` has model solvers read their replies streamed (same replies; for servers and proxies that
+    only keep long requests alive while bytes flow)."""
     retry_mode(retry_errors)  # a bad mode fails before anything is written
     store = ws.log
     # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
@@ -163,7 +194,7 @@ async def run_async(
         beating = asyncio.create_task(heartbeat(store, run_id))
         try:
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
-                          style=style, observer=observer)
+                          style=style, observer=observer, stream=stream)
             status = "finished"
         except RunAborted as exc:
             raise UserError(
@@ -189,7 +220,7 @@ def _final_status(store: LogStore, run_id: str, status: str) -> None:
 
 def run_sync(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None,
+    observer: Observer | None = None, stream: bool = False,
 ) -> RunOutcome:
     """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
     holder: dict[str, Any] = {}
@@ -216,7 +247,8 @@ def run_sync(
                 loop.add_signal_handler(signal.SIGTERM, task.cancel)
             except (NotImplementedError, RuntimeError):  # not the main thread / not Unix
                 pass
-        return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder())
+        return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder(),
+                               stream=stream)
 
     try:
         return asyncio.run(main())
