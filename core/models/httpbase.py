@@ -141,6 +141,8 @@ class HttpProvider(Provider):
             raise ProviderError("auth", reason)
         stream = on_delta is not None
         payload = self.build_payload(list(request_messages), params, stream)
+        # Encoded once, whatever the retries. Compact, UTF-8 as is, no NaN: what servers parse.
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         ep = self.endpoint
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ep.request_deadline_s
@@ -149,7 +151,7 @@ class HttpProvider(Provider):
             try:
                 async with asyncio.timeout_at(deadline):
                     async with endpoint_semaphore(self.base_url, ep.max_concurrency):
-                        text, reasoning, meta = await self._attempt(payload, stream, on_delta, streamed)
+                        text, reasoning, meta = await self._attempt(body, stream, on_delta, streamed)
                 break
             except _CallbackError as exc:
                 raise exc.original from None
@@ -196,7 +198,7 @@ class HttpProvider(Provider):
         )
 
     async def _attempt(
-        self, payload: dict[str, Any], stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
+        self, body: bytes, stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
     ) -> tuple[str, str | None, ReplyMeta]:
         def deliver(kind: str, chunk: str) -> None:
             streamed[0] = True
@@ -216,7 +218,6 @@ class HttpProvider(Provider):
                 f"the API key for {self.kind} cannot be sent in an HTTP header (control or non-ASCII "
                 f"character){f'; check {env}' if env else ''}",
             )
-        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         client = self._get_client()
         try:
             async with client.post(self.url, body, headers) as resp:

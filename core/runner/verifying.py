@@ -6,7 +6,9 @@ with its own concurrency limit, separate from the HTTP one. A family that overri
 `check_many`) gets its answers in batches, so one tool start serves many answers.
 
 Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
-and the GIL hand-offs it causes cost more than such a check.
+and the GIL hand-offs it causes cost more than such a check. A check is slow when it used SLOW_S of CPU,
+or took SLOW_S of wall time without being preempted (it waited: a subprocess, a lock): on a busy machine
+a preempted cheap check must not send every later check to a thread.
 """
 
 from __future__ import annotations
@@ -14,6 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+
+try:
+    import resource
+
+    RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)  # Linux
+except ImportError:  # Windows
+    RUSAGE_THREAD = None
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -27,6 +36,17 @@ Checked = tuple[Answer, Verdict]
 def overrides(family: Family, name: str) -> bool:
     """Whether the family provides its own `name` (a hook or a method), not the base class's."""
     return getattr(type(family), name, None) is not getattr(Family, name)
+
+
+def _clocks() -> tuple[float, float, int]:
+    """(wall, this thread's CPU, this thread's involuntary context switches so far)."""
+    switches = resource.getrusage(RUSAGE_THREAD).ru_nivcsw if RUSAGE_THREAD is not None else 0
+    return time.perf_counter(), time.thread_time(), switches
+
+
+def _slow(before: tuple[float, float, int], after: tuple[float, float, int], limit: float) -> bool:
+    wall, cpu, preempted = after[0] - before[0], after[1] - before[1], after[2] - before[2]
+    return cpu > limit or (wall > limit and not preempted)
 
 
 class Verifier:
@@ -54,11 +74,11 @@ class Verifier:
         if self.batched:
             return await self._enqueue(instance, response)
         if not self.threaded:
-            start = time.perf_counter()
+            before = _clocks()
             try:
                 return self.family.check(instance, response)
             finally:
-                self.threaded = time.perf_counter() - start > self.SLOW_S
+                self.threaded = _slow(before, _clocks(), self.SLOW_S)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
 

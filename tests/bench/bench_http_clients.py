@@ -100,26 +100,35 @@ async def plain_asyncio(url: str, bodies: list[bytes], concurrency: int, stream:
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
+async def workers(concurrency: int, bodies: list[bytes], one: Callable[[bytes], Awaitable[None]]) -> None:
+    """`concurrency` workers sharing one iterator of bodies (no semaphore with thousands of waiters)."""
+    queue = iter(bodies)
+
+    async def worker() -> None:
+        for body in queue:
+            await one(body)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+
 async def _httpx_with(clients: list[Any], url: str, bodies: list[bytes], concurrency: int, stream: bool) -> None:
-    sem = asyncio.Semaphore(concurrency)
     busy = [0] * len(clients)
     headers = {"content-type": "application/json"}
 
     async def one(body: bytes) -> None:
-        async with sem:
-            i = min(range(len(busy)), key=busy.__getitem__)
-            busy[i] += 1
-            try:
-                async with clients[i].stream("POST", url, content=body, headers=headers) as resp:
-                    if stream:
-                        sse_json([line async for line in resp.aiter_lines()])
-                    else:
-                        json.loads(await resp.aread())
-            finally:
-                busy[i] -= 1
+        i = min(range(len(busy)), key=busy.__getitem__)
+        busy[i] += 1
+        try:
+            async with clients[i].stream("POST", url, content=body, headers=headers) as resp:
+                if stream:
+                    sse_json([line async for line in resp.aiter_lines()])
+                else:
+                    json.loads(await resp.aread())
+        finally:
+            busy[i] -= 1
 
     try:
-        await asyncio.gather(*(one(b) for b in bodies))
+        await workers(concurrency, bodies, one)
     finally:
         for client in clients:
             await client.aclose()
@@ -152,15 +161,16 @@ async def httpx_over_aiohttp(url: str, bodies: list[bytes], concurrency: int, st
     await _httpx_with([httpx.AsyncClient(transport=transport, timeout=60)], url, bodies, concurrency, stream)
 
 
+
 async def aiohttp_one(url: str, bodies: list[bytes], concurrency: int, stream: bool) -> None:
     import aiohttp
 
-    sem = asyncio.Semaphore(concurrency)
     headers = {"content-type": "application/json"}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar()) as session:
 
         async def one(body: bytes) -> None:
-            async with sem, session.post(url, data=body, headers=headers) as resp:
+            async with session.post(url, data=body, headers=headers) as resp:
                 if stream:
                     lines = []
                     async for raw in resp.content:
@@ -169,7 +179,7 @@ async def aiohttp_one(url: str, bodies: list[bytes], concurrency: int, stream: b
                 else:
                     json.loads(await resp.read())
 
-        await asyncio.gather(*(one(b) for b in bodies))
+        await workers(concurrency, bodies, one)
 
 
 CLIENTS: dict[str, Client] = {
