@@ -59,7 +59,14 @@ def _v2(conn: sqlite3.Connection) -> None:
                  "result text, created text)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+def _v3(conn: sqlite3.Connection) -> None:
+    """Finished reports, cached per run (core.report): `stamp` says which state of the run (its
+    attempts, header and snapshot, sembench's and the family's code) a value was computed from."""
+    conn.execute("create table if not exists report_cache (run_id text not null, kind text not null, "
+                 "stamp text not null, value text not null, created text, primary key (run_id, kind))")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
