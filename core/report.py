@@ -35,6 +35,8 @@ from core.verdict import Verdict
 
 # Bump when the report's content changes for the same data, so cached reports are recomputed.
 REPORT_FORMAT = 2
+# "The run's attempts", worded so that SQLite uses the attempts_run_facts index (core.store.migrations).
+RUN_FACTS = "('' || run_id) = ? and run_id is not null"
 
 
 class RunData:
@@ -96,8 +98,8 @@ class RunData:
         """instance id -> (samples recorded, correct ones), for instances of the snapshot."""
         known = self.instance_ids
         cursor = self.db.execute(
-            "select instance_id, count(*), sum(coalesce(correct, 0) != 0) from attempts where run_id = ? "
-            "group by instance_id", [self.run_id])
+            "select instance_id, count(*), sum(coalesce(correct, 0) != 0) from attempts "
+            f"where {RUN_FACTS} group by instance_id", [self.run_id])
         out = {iid: (int(n), int(c or 0)) for iid, n, c in cursor if iid in known}
         return dict(sorted(out.items(), key=lambda item: known[item[0]]))
 
@@ -112,7 +114,7 @@ class RunData:
         cursor = self.db.execute(
             "select instance_id, sample, error, verdict, "
             "case when verdict is null or verdict = '' then response end from attempts "
-            f"where run_id = ? and {where}", [self.run_id, *args])
+            f"where {RUN_FACTS} and {where}", [self.run_id, *args])
         known = self.instance_ids
         rows = [row for row in cursor if row[0] in known]
         # Only an attempt without a usable stored verdict needs its instance (to be verified again).
@@ -130,15 +132,36 @@ class RunData:
                 out.setdefault(iid, {})[sample] = self.family.check(instances[iid], response)[1]
         return {iid: out[iid] for iid in sorted(out, key=known.__getitem__)}
 
+    def default_picks(self) -> dict[str, int]:
+        """instance id -> the sample the default selection rule picks: the first correct sample, else
+        the first with the highest score (errors score 0). Index-only, in two steps: the first correct
+        sample of every instance that has one, then the scores of the instances that have none."""
+        picks = {iid: int(sample) for iid, sample in self.db.execute(
+            f"select instance_id, min(sample) from attempts where {RUN_FACTS} and coalesce(correct, 0) != 0 "
+            "group by instance_id", [self.run_id])}
+        if len(picks) < len(self.per_instance):
+            self._temp_ids([iid for iid in self.per_instance if iid not in picks])
+            best: dict[str, tuple[float, int]] = {}
+            for iid, sample, score in self.db.execute(
+                    f"select instance_id, sample, coalesce(score, 0) from attempts where {RUN_FACTS} and "
+                    "instance_id in (select instance_id from temp.picked)", [self.run_id]):
+                key = (-float(score), int(sample))
+                if iid not in best or key < best[iid]:
+                    best[iid] = key
+            picks.update((iid, sample) for iid, (_score, sample) in best.items())
+        return picks
+
+    def _temp_ids(self, ids: list[str], samples: list[int] | None = None) -> None:
+        self.db.execute("create temp table if not exists picked (instance_id text, sample integer)")
+        self.db.execute("delete from temp.picked")
+        self.db.executemany("insert into temp.picked values (?, ?)",
+                            zip(ids, samples if samples is not None else [0] * len(ids), strict=True))
+
     def _picked(self, picks: set[tuple[str, int]]) -> dict[str, dict[int, Verdict]]:
         """The verdicts of these (instance, sample) pairs, read in one pass over the run's attempts."""
-        self.db.execute("create temp table if not exists picked (instance_id text, sample integer)")
-        self.db.execute("delete from picked")
-        self.db.executemany("insert into picked values (?, ?)", sorted(picks))
-        try:
-            return self._verdicts("(instance_id, sample) in (select instance_id, sample from picked)", [])
-        finally:
-            self.db.execute("delete from picked")
+        pairs = sorted(picks)
+        self._temp_ids([iid for iid, _ in pairs], [sample for _, sample in pairs])
+        return self._verdicts("(instance_id, sample) in (select instance_id, sample from temp.picked)", [])
 
     @cached_property
     def sample0(self) -> dict[str, Verdict]:
@@ -168,7 +191,7 @@ class RunData:
         """Changes whenever the report could: an attempt written or replaced (count and largest id), the
         run's header (status, finished, options), the snapshot rewritten, sembench or the family's code."""
         count, last = self.db.execute("select count(*), coalesce(max(id), 0) from attempts where run_id = ?",
-                                      [self.run_id]).fetchone()
+                                      [self.run_id]).fetchone()  # index-only: attempts_run_correct
         snap = self.store.db.conn.execute("select count(*), coalesce(max(rowid), 0) from instances where snapshot = ?",
                                           [self.run["snapshot"]]).fetchone()
         header = {k: self.run.get(k) for k in ("status", "finished", "total", "samples", "options", "solver")}
@@ -275,9 +298,12 @@ def run_header(data: RunData) -> dict[str, Any]:
 
 
 def counts(data: RunData) -> dict[str, Any]:
-    n, correct, errors, cached, tokens_in, tokens_out, elapsed = data.db.execute(
-        "select count(*), sum(coalesce(correct, 0) != 0), sum(error is not null), sum(coalesce(cached, 0) != 0), "
-        "sum(tokens_in), sum(tokens_out), avg(elapsed_s) from attempts where run_id = ?", [data.run_id]).fetchone()
+    # Two index-only reads: attempts_run_facts, and the partial index of the run's errors.
+    n, correct, cached, tokens_in, tokens_out, elapsed = data.db.execute(
+        "select count(*), sum(coalesce(correct, 0) != 0), sum(coalesce(cached, 0) != 0), "
+        f"sum(tokens_in), sum(tokens_out), avg(elapsed_s) from attempts where {RUN_FACTS}", [data.run_id]).fetchone()
+    (errors,) = data.db.execute("select count(*) from attempts where run_id = ? and error is not null",
+                                [data.run_id]).fetchone()
     total = data.run["total"]
     return {
         "attempts": n, "expected": total, "missing": max(0, (total or 0) - n),
@@ -326,13 +352,9 @@ def selected_rows(data: RunData, only: set[str] | None = None) -> list[MetricRow
             verdicts = [by[k] for k in sorted(by)]
             rows.append((iid, verdicts[data.family.select(verdicts)]))
     else:
-        chosen = data.db.execute(
-            "select instance_id, sample from (select instance_id, sample, row_number() over (partition by "
-            "instance_id order by coalesce(correct, 0) != 0 desc, case when coalesce(correct, 0) != 0 then 0 "
-            "else -coalesce(score, 0) end, sample) as pick from attempts where run_id = ?) where pick = 1",
-            [data.run_id]).fetchall()
+        chosen = data.default_picks()
         known = data.instance_ids
-        picks = {(iid, sample or 0) for iid, sample in chosen if iid in known and (only is None or iid in only)}
+        picks = {(iid, sample) for iid, sample in chosen.items() if iid in known and (only is None or iid in only)}
         if all(sample == 0 for _, sample in picks):  # one sample per instance, or sample 0 won everywhere
             rows = [(iid, verdict) for iid, verdict in data.sample0.items() if (iid, 0) in picks]
         else:
