@@ -14,11 +14,14 @@ reports are cached in the log database per run and recomputed when the run chang
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import sqlite3
+import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -209,6 +212,11 @@ class RunData:
             return None
         return json.loads(row[1])
 
+    def release(self) -> None:
+        """Drop the parsed instances and verdicts (a report keeps only numbers)."""
+        for name in ("_instance_cache", "sample0", "verdicts", "attempts"):
+            self.__dict__.pop(name, None)
+
     def remember(self, kind: str, value: Any) -> None:
         try:
             with self.db:
@@ -365,19 +373,52 @@ def selected_rows(data: RunData, only: set[str] | None = None) -> list[MetricRow
 
 
 def report_run(data: RunData) -> dict[str, Any]:
-    """One run's report (cached in the log database until the run changes)."""
+    """One run's report (cached in the log database until the run changes). The accuracy series of
+    the main feature is computed (and cached) with it, so a caller that plots it next reads no more."""
     cached = data.cached("report")
     if cached is not None:
         return cached
-    report: dict[str, Any] = {
-        "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
-        "metrics": metrics_with_errors(data.family, data.rows(0)), "pass_at_k": pass_at_ks(data),
-    }
-    if (data.run["samples"] or 1) > 1:
-        report["selected"] = data.family.metrics(selected_rows(data))["overall"]
-    report = json.loads(json.dumps(report, default=str))  # the same value whether cached or not
+    with collector_paused():
+        report: dict[str, Any] = {
+            "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
+            "metrics": metrics_with_errors(data.family, data.rows(0)), "pass_at_k": pass_at_ks(data),
+        }
+        if (data.run["samples"] or 1) > 1:
+            report["selected"] = data.family.metrics(selected_rows(data))["overall"]
+        accuracy_series(data)
+        report = json.loads(json.dumps(report, default=str))  # the same value whether cached or not
+        data.release()
     data.remember("report", report)
     return report
+
+
+_PAUSE_LOCK = threading.Lock()
+_PAUSES = 0
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a report is built, then the report's objects freed.
+
+    Why: building a report makes ~100,000 objects (parsed instances and verdicts) that reference
+    counting frees at the end (they hold no cycles). Meanwhile their allocations trigger full
+    collections, and a full collection scans every object of the process with the GIL held: in the
+    workbench that froze the UI for ~300 ms while a worker thread built a report. Other threads keep
+    allocating meanwhile; their cycles are collected once this ends. Nested and concurrent uses count."""
+    global _PAUSES
+    with _PAUSE_LOCK:
+        owner = _PAUSES > 0 or gc.isenabled()
+        if owner:
+            _PAUSES += 1
+            gc.disable()
+    try:
+        yield
+    finally:
+        if owner:
+            with _PAUSE_LOCK:
+                _PAUSES -= 1
+                if _PAUSES == 0:
+                    gc.enable()
 
 
 # ---- several runs -------------------------------------------------------------------------------
@@ -415,7 +456,7 @@ def accuracy_series(data: RunData, feature: str | None = None) -> tuple[str, lis
     """(feature, [(value, accuracy, n)]) on sample 0, for plots: the main feature by default."""
     feature = feature or (data.family.features[0] if data.family.features else None)
     kind = f"series:{feature}"
-    cached = data.cached(kind)
+    cached = data.__dict__.get(kind) or data.cached(kind)
     if cached is not None:
         return cached[0], [tuple(item) for item in cached[1]]  # type: ignore[misc]
     groups: dict[str, list[Verdict]] = {}
@@ -424,6 +465,7 @@ def accuracy_series(data: RunData, feature: str | None = None) -> tuple[str, lis
         groups.setdefault("—" if value is None else str(value), []).append(verdict)
     series = [(key, sum(v.correct for v in vs) / len(vs), len(vs)) for key, vs in groups.items()]
     result = feature or "all", sorted(series, key=lambda item: _order(item[0]))
+    data.__dict__[kind] = result
     data.remember(kind, result)
     return result
 
