@@ -335,11 +335,15 @@ class HttpProvider(Provider):
     # -- plumbing ----------------------------------------------------------------------------------
     def _request_headers(self) -> dict[str, str] | None:
         """The protocol's headers plus the content type; None when a value cannot be sent (a control
-        or non-ASCII character would be refused by the HTTP layer, or worse, split the header)."""
-        headers = {"Content-Type": "application/json", **self.headers()}
-        for value in headers.values():
-            if not value.isascii() or not value.isprintable():
-                return None
+        or non-ASCII character would be refused by the HTTP layer, or worse, split the header).
+        Built once: they depend only on the endpoint, which is frozen."""
+        cached = self.__dict__.get("_headers_cache", False)
+        if cached is not False:
+            return cached  # type: ignore[no-any-return]
+        headers: dict[str, str] | None = {"Content-Type": "application/json", **self.headers()}
+        if any(not v.isascii() or not v.isprintable() for v in headers.values()):  # type: ignore[union-attr]
+            headers = None
+        self.__dict__["_headers_cache"] = headers
         return headers
 
     def _get_client(self) -> ClientPool:

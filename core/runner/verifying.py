@@ -6,9 +6,11 @@ with its own concurrency limit, separate from the HTTP one. A family that overri
 `check_many`) gets its answers in batches, so one tool start serves many answers.
 
 Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
-and the GIL hand-offs it causes cost more than such a check. A check is slow when it used SLOW_S of CPU,
-or took SLOW_S of wall time without being preempted (it waited: a subprocess, a lock): on a busy machine
-a preempted cheap check must not send every later check to a thread.
+and the GIL hand-offs it causes cost more than such a check. "Slow" is a moving average of the checks'
+wall time (each new check weighs half) above SLOW_S: one check that takes 3x SLOW_S is enough, while a
+cheap check that the OS preempted once on a busy machine is not (it would send every later check to a
+thread). Only the monotonic clock is read: thread CPU clocks and getrusage are system calls, which on
+this kind of VM cost more than a cheap check.
 """
 
 from __future__ import annotations
@@ -16,13 +18,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-
-try:
-    import resource
-
-    RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)  # Linux
-except ImportError:  # Windows
-    RUSAGE_THREAD = None
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -38,17 +33,6 @@ def overrides(family: Family, name: str) -> bool:
     return getattr(type(family), name, None) is not getattr(Family, name)
 
 
-def _clocks() -> tuple[float, float, int]:
-    """(wall, this thread's CPU, this thread's involuntary context switches so far)."""
-    switches = resource.getrusage(RUSAGE_THREAD).ru_nivcsw if RUSAGE_THREAD is not None else 0
-    return time.perf_counter(), time.thread_time(), switches
-
-
-def _slow(before: tuple[float, float, int], after: tuple[float, float, int], limit: float) -> bool:
-    wall, cpu, preempted = after[0] - before[0], after[1] - before[1], after[2] - before[2]
-    return cpu > limit or (wall > limit and not preempted)
-
-
 class Verifier:
     SLOW_S = 0.02
 
@@ -58,6 +42,7 @@ class Verifier:
         self.concurrency = max(1, concurrency or (os.cpu_count() or 2))
         self.batched = overrides(family, "verify_many") or overrides(family, "check_many")
         self.threaded = bool(family.requires) or self.batched
+        self._mean_s = 0.0  # moving average of inline checks' wall time
         self.batch_size = max(1, batch_size)
         self.batch_wait_s = batch_wait_s
         self._executor: ThreadPoolExecutor | None = None
@@ -74,11 +59,12 @@ class Verifier:
         if self.batched:
             return await self._enqueue(instance, response)
         if not self.threaded:
-            before = _clocks()
+            start = time.perf_counter()
             try:
                 return self.family.check(instance, response)
             finally:
-                self.threaded = _slow(before, _clocks(), self.SLOW_S)
+                self._mean_s = (self._mean_s + time.perf_counter() - start) / 2
+                self.threaded = self._mean_s > self.SLOW_S
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
 
