@@ -104,7 +104,8 @@ async def execute(
     prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
     verifier = Verifier(family, verify_concurrency)
     writer = AttemptWriter(store.path)
-    unacked: set[int] = set()  # ids of records written but not yet known to be committed
+    # Records handed to the writer whose commit their worker has not seen: when the workers are
+    # cancelled (Ctrl-C, SIGTERM, an abort), writer.close() still commits them, and they are counted.
     records: dict[int, AttemptRecord] = {}
 
     async def worker() -> None:
@@ -117,13 +118,15 @@ async def execute(
             if text is None:
                 text = prompt_json[instance.id] = canonical_json(record.prompt)
             key = id(record)
-            unacked.add(key)
             records[key] = record
             try:
                 await writer.write(attempt_columns(record, text))
-            finally:
-                unacked.discard(key)
-                records.pop(key, None)
+            except asyncio.CancelledError:
+                raise  # stays in `records`: committed on close
+            except BaseException:
+                records.pop(key, None)  # its transaction failed: not in the database
+                raise
+            records.pop(key, None)
             stats.add(record)
             observer.attempt(record, stats)
             aborted = stop.check(record)

@@ -187,3 +187,31 @@ def test_the_report_index_does_not_change_other_queries_plans(tmp_path) -> None:
                             "and run_id is not null", ["r"]).fetchall()
     assert "attempts_run_facts" in str(plan)
     store.close()
+
+
+async def test_an_interrupted_run_counts_exactly_what_is_recorded(toy, log_db, server, model_env) -> None:
+    from runs_support import oracle_replies
+
+    from core.runner import run_async
+
+    instances = write_snapshot(log_db, toy, "s", 40)
+    server.reply = oracle_replies(toy, instances)
+    server.latency_s = 0.02
+    finished: list = []
+
+    class Watcher:
+        def start(self, stats) -> None: ...
+        def attempt(self, record, stats) -> None: ...
+        def finish(self, stats) -> None:
+            finished.append(stats)
+
+    task = asyncio.create_task(run_async(Workspace(log_db), RunConfig(snapshot="s", solver="openai:m", samples=2,
+                                                                      concurrency=8), observer=Watcher()))
+    while _count(log_db) < 10:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    recorded = _count(log_db)
+    assert 10 <= recorded < 80
+    assert finished and finished[0].done == recorded, "what the run says it recorded is what is on disk"
