@@ -7,7 +7,6 @@ never imports the UI.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import sqlite3
@@ -261,6 +260,8 @@ def prompt(family_id: str, instances_path: Path, style: str | None, out: Path | 
 def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str, budget: float,
           style: str | None, out: Path | None, **sampling: Any) -> None:
     """Answer instances with a solver; writes {"id", "response"} JSONL (errors recorded, not raised)."""
+    import asyncio  # here, not at the top: asyncio (ssl, concurrent.futures) is ~20 ms of every start-up
+
     from core.models import secrets
     from core.models.config import known_secrets
     from core.solvers import is_model_spec, make_solver

@@ -14,25 +14,31 @@ import importlib
 import os
 import pkgutil
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
 from core.errors import UserError
 from core.instance import Instance, Preset
-from core.trace import Prompt, Trace
-from core.verdict import Answer, Verdict
 
 if TYPE_CHECKING:
+    # Only in annotations: importing them (and building their models) is not on the start-up path.
     from core.tools import Tool
+    from core.trace import Prompt, Trace
+    from core.verdict import Answer, Verdict
 
-MetricRow = tuple[Instance, Verdict]
+MetricRow = tuple[Instance, "Verdict"]
 LocalSolver = Callable[[Instance, float], str]  # (instance, budget in s) -> raw response text
 EXTRA_FAMILIES_ENV = "SEMBENCH_FAMILIES"
 
 
-class Citation(BaseModel):
-    """The paper a family reproduces, cited so that a reader can find it without this repository."""
+@dataclass(frozen=True)
+class Citation:
+    """The paper a family reproduces, cited so that a reader can find it without this repository.
+
+    A plain dataclass, not a pydantic model: every family builds one at import, and a model would be
+    built (its validator compiled) on the start-up path of every command."""
 
     title: str
     authors: str
@@ -41,6 +47,9 @@ class Citation(BaseModel):
 
     def line(self) -> str:
         return f"{self.authors}. {self.title}. {self.venue}. {self.url}"
+
+    def model_dump(self) -> dict[str, str]:
+        return asdict(self)
 
 
 class Hook:

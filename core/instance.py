@@ -16,7 +16,9 @@ class Instance(BaseModel):
     `params`/`seed`/`index` are absent for instances that were not generated here.
     """
 
-    model_config = ConfigDict(extra="allow")
+    # defer_build: the validator is built on first use, not at import (start-up imports every family's
+    # instance model, a subclass of this one, which inherits it).
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str = ""
     family: str
@@ -49,6 +51,8 @@ class Instance(BaseModel):
 class Preset(BaseModel):
     """A named parameter set; `count` and `seed` reproduce a paper's snapshot."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     family: str
     description: str
@@ -61,6 +65,8 @@ class Preset(BaseModel):
 
 class Snapshot(BaseModel):
     """A named, frozen set of instances together with what made it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     family: str

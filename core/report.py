@@ -1,43 +1,251 @@
 """Reports on runs: the family's metrics (overall and per difficulty feature), pass@k, errors, and
-side-by-side comparisons. Everything is a JSON-able dict; rendering lives in `core.cli_runs`.
+side-by-side comparisons. Everything is a JSON-able dict; rendering lives in `core.report_view`.
 
 Verdicts come from the stored verdict JSON (an attempt is verified once, when it is recorded); only an
 attempt with no stored verdict and no error is re-verified here. A solver error counts as a wrong
 answer with status "error", so a run's metrics are over every attempt it made.
+
+Scale: a run of 200,000 attempts (1,600 instances x 125 samples) reports in a few seconds. Counts,
+errors, pass@k and the best-of-k selection are aggregated in SQL over the `attempts` columns; only the
+verdicts the family's metrics need (sample 0, and the selected sample of each instance) are parsed,
+and only the instances that have them. pass@k is O(samples) per distinct (n, correct) pair. Finished
+reports are cached in the log database per run and recomputed when the run changes (see `stamp`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import hashlib
 import json
+import sqlite3
+import threading
 from collections import Counter
-from dataclasses import dataclass, field
-from math import comb
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from core import __version__
 from core.errors import UserError
 from core.family import Family, MetricRow, get_family
 from core.instance import Instance
-from core.runner import get_run
-from core.store import Workspace
+from core.store import SnapshotStore, Workspace
+from core.store.runs import get_run, now_iso
 from core.verdict import Verdict
 
+# Bump when the report's content changes for the same data, so cached reports are recomputed.
+REPORT_FORMAT = 2
+# "The run's attempts", worded so that SQLite uses the attempts_run_facts index (core.store.migrations).
+RUN_FACTS = "('' || run_id) = ? and run_id is not null"
 
-@dataclass
+
 class RunData:
-    """One run joined with its snapshot: per instance, the verdict of each sample."""
+    """One run joined with its snapshot. Everything is read on demand, once: the aggregates in SQL,
+    then only the verdicts and instances a report needs."""
 
-    run: dict[str, Any]
-    family: Family
-    instances: dict[str, Instance]  # id -> instance, in snapshot order
-    attempts: list[dict[str, Any]]
-    verdicts: dict[str, dict[int, Verdict]] = field(default_factory=dict)  # id -> sample -> verdict
-    orphans: int = 0  # attempts whose instance is no longer in the snapshot
+    def __init__(self, ws: Workspace, run: dict[str, Any], family: Family, store: SnapshotStore) -> None:
+        self.ws = ws
+        self.run = run
+        self.family = family
+        self.store = store
+        self.run_id: str = run["id"]
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        return self.ws.log.db.conn
+
+    # -- the snapshot ------------------------------------------------------------------------------
+    @cached_property
+    def instance_ids(self) -> dict[str, int]:
+        """id -> position in the snapshot."""
+        cursor = self.store.db.conn.execute(
+            "select id, idx from instances where snapshot = ? order by idx", [self.run["snapshot"]])
+        return {iid: idx for iid, idx in cursor}
+
+    @cached_property
+    def _instance_cache(self) -> dict[str, Instance]:
+        return {}
+
+    def instances_for(self, ids: Iterable[str]) -> dict[str, Instance]:
+        """The parsed instances with these ids (parsed once), in snapshot order."""
+        ids = list(ids)
+        cache = self._instance_cache
+        missing = [iid for iid in ids if iid not in cache]
+        if missing:
+            wanted = set(missing)
+            rows = self.store.db.conn.execute("select id, data from instances where snapshot = ?",
+                                              [self.run["snapshot"]])
+            for iid, data in rows:
+                if iid in wanted:
+                    cache[iid] = self._parse(json.loads(data))
+        order = self.instance_ids
+        return {iid: cache[iid] for iid in sorted(set(ids), key=order.__getitem__) if iid in cache}
+
+    def _parse(self, data: dict[str, Any]) -> Instance:
+        try:
+            return self.family.parse_instance(data)
+        except ValidationError as exc:
+            raise UserError(f"run '{self.run_id}': cannot read snapshot '{self.run['snapshot']}' ({exc})") from None
+
+    @property
+    def instances(self) -> dict[str, Instance]:
+        """Every instance of the snapshot, parsed (id -> instance, in snapshot order)."""
+        return self.instances_for(self.instance_ids)
+
+    # -- aggregates in SQL ---------------------------------------------------------------------------
+    @cached_property
+    def per_instance(self) -> dict[str, tuple[int, int]]:
+        """instance id -> (samples recorded, correct ones), for instances of the snapshot."""
+        known = self.instance_ids
+        cursor = self.db.execute(
+            "select instance_id, count(*), sum(coalesce(correct, 0) != 0) from attempts "
+            f"where {RUN_FACTS} group by instance_id", [self.run_id])
+        out = {iid: (int(n), int(c or 0)) for iid, n, c in cursor if iid in known}
+        return dict(sorted(out.items(), key=lambda item: known[item[0]]))
+
+    @cached_property
+    def orphans(self) -> int:
+        """Attempts whose instance is no longer in the snapshot."""
+        (total,) = self.db.execute("select count(*) from attempts where run_id = ?", [self.run_id]).fetchone()
+        return int(total) - sum(n for n, _ in self.per_instance.values())
+
+    # -- verdicts ------------------------------------------------------------------------------------
+    def _verdicts(self, where: str, args: list[Any]) -> dict[str, dict[int, Verdict]]:
+        cursor = self.db.execute(
+            "select instance_id, sample, error, verdict, "
+            "case when verdict is null or verdict = '' then response end from attempts "
+            f"where {RUN_FACTS} and {where}", [self.run_id, *args])
+        known = self.instance_ids
+        rows = [row for row in cursor if row[0] in known]
+        # Only an attempt without a usable stored verdict needs its instance (to be verified again).
+        out: dict[str, dict[int, Verdict]] = {}
+        stale: list[tuple[str, int, str]] = []
+        for iid, sample, error, verdict, response in rows:
+            parsed = _stored_verdict(error, verdict)
+            if parsed is None:
+                stale.append((iid, sample or 0, response or ""))
+            else:
+                out.setdefault(iid, {})[sample or 0] = parsed
+        if stale:
+            instances = self.instances_for(iid for iid, _, _ in stale)
+            for iid, sample, response in stale:
+                out.setdefault(iid, {})[sample] = self.family.check(instances[iid], response)[1]
+        return {iid: out[iid] for iid in sorted(out, key=known.__getitem__)}
+
+    def default_picks(self) -> dict[str, int]:
+        """instance id -> the sample the default selection rule picks: the first correct sample, else
+        the first with the highest score (errors score 0). Index-only, in two steps: the first correct
+        sample of every instance that has one, then the scores of the instances that have none."""
+        picks = {iid: int(sample) for iid, sample in self.db.execute(
+            f"select instance_id, min(sample) from attempts where {RUN_FACTS} and coalesce(correct, 0) != 0 "
+            "group by instance_id", [self.run_id])}
+        if len(picks) < len(self.per_instance):
+            self._temp_ids([iid for iid in self.per_instance if iid not in picks])
+            best: dict[str, tuple[float, int]] = {}
+            for iid, sample, score in self.db.execute(
+                    f"select instance_id, sample, coalesce(score, 0) from attempts where {RUN_FACTS} and "
+                    "instance_id in (select instance_id from temp.picked)", [self.run_id]):
+                key = (-float(score), int(sample))
+                if iid not in best or key < best[iid]:
+                    best[iid] = key
+            picks.update((iid, sample) for iid, (_score, sample) in best.items())
+        return picks
+
+    def _temp_ids(self, ids: list[str], samples: list[int] | None = None) -> None:
+        self.db.execute("create temp table if not exists picked (instance_id text, sample integer)")
+        self.db.execute("delete from temp.picked")
+        self.db.executemany("insert into temp.picked values (?, ?)",
+                            zip(ids, samples if samples is not None else [0] * len(ids), strict=True))
+
+    def _picked(self, picks: set[tuple[str, int]]) -> dict[str, dict[int, Verdict]]:
+        """The verdicts of these (instance, sample) pairs, read in one pass over the run's attempts."""
+        pairs = sorted(picks)
+        self._temp_ids([iid for iid, _ in pairs], [sample for _, sample in pairs])
+        return self._verdicts("(instance_id, sample) in (select instance_id, sample from temp.picked)", [])
+
+    @cached_property
+    def sample0(self) -> dict[str, Verdict]:
+        """instance id -> the verdict of its sample 0 (the headline metrics' rows)."""
+        return {iid: by[0] for iid, by in self._verdicts("sample = 0", []).items()}
+
+    @cached_property
+    def verdicts(self) -> dict[str, dict[int, Verdict]]:
+        """instance id -> sample -> verdict, for every attempt (parses them all: for small runs and
+        families whose selection rule needs every sample)."""
+        return self._verdicts("1", [])
+
+    @cached_property
+    def attempts(self) -> list[dict[str, Any]]:
+        return self.ws.log.report_attempts(self.run_id)
 
     def rows(self, sample: int = 0, only: set[str] | None = None) -> list[MetricRow]:
-        return [(self.instances[iid], by[sample]) for iid, by in self.verdicts.items()
-                if sample in by and (only is None or iid in only)]
+        by_id = self.sample0 if sample == 0 else {iid: by[sample] for iid, by in self.verdicts.items()
+                                                  if sample in by}
+        ids = [iid for iid in by_id if only is None or iid in only]
+        instances = self.instances_for(ids)
+        return [(instances[iid], by_id[iid]) for iid in ids]
+
+    # -- caching ---------------------------------------------------------------------------------
+    @cached_property
+    def stamp(self) -> str:
+        """Changes whenever the report could: an attempt written or replaced (count and largest id), the
+        run's header (status, finished, options), the snapshot rewritten, sembench or the family's code."""
+        count, last = self.db.execute("select count(*), coalesce(max(id), 0) from attempts where run_id = ?",
+                                      [self.run_id]).fetchone()  # index-only: attempts_run_correct
+        snap = self.store.db.conn.execute("select count(*), coalesce(max(rowid), 0) from instances where snapshot = ?",
+                                          [self.run["snapshot"]]).fetchone()
+        header = {k: self.run.get(k) for k in ("status", "finished", "total", "samples", "options", "solver")}
+        parts = [__version__, REPORT_FORMAT, count, last, str(self.store.path), list(snap), header,
+                 _code_stamp(self.family)]
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+    def cached(self, kind: str) -> Any:
+        try:
+            row = self.db.execute("select stamp, value from report_cache where run_id = ? and kind = ?",
+                                  [self.run_id, kind]).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or row[0] != self.stamp:
+            return None
+        return json.loads(row[1])
+
+    def release(self) -> None:
+        """Drop the parsed instances and verdicts (a report keeps only numbers)."""
+        for name in ("_instance_cache", "sample0", "verdicts", "attempts"):
+            self.__dict__.pop(name, None)
+
+    def remember(self, kind: str, value: Any) -> None:
+        try:
+            with self.db:
+                self.db.execute("insert or replace into report_cache (run_id, kind, stamp, value, created) "
+                                "values (?, ?, ?, ?, ?)",
+                                [self.run_id, kind, self.stamp, json.dumps(value, default=str), now_iso()])
+        except sqlite3.Error:
+            pass  # a read-only or busy database: the report is still right, only not cached
+
+
+def _stored_verdict(error: str | None, verdict: str | None) -> Verdict | None:
+    if error is not None:
+        return error_verdict(error)
+    if verdict:
+        try:
+            return Verdict.model_validate_json(verdict)
+        except ValidationError:
+            return None  # written by an older version: verified again
+    return None
+
+
+def _code_stamp(family: Family) -> list[Any]:
+    """Modification times of the family's modules: a family whose metrics changed reports anew."""
+    module = __import__(type(family).__module__, fromlist=["__file__"])
+    folder = Path(getattr(module, "__file__", "") or ".").parent
+    try:
+        return sorted((p.name, p.stat().st_mtime_ns) for p in folder.glob("*.py"))
+    except OSError:
+        return []
 
 
 def error_verdict(message: str | None) -> Verdict:
@@ -45,40 +253,21 @@ def error_verdict(message: str | None) -> Verdict:
 
 
 def load_run_data(ws: Workspace, run_id: str) -> RunData:
-    run = get_run(ws.log, run_id)
+    """A run and its snapshot, ready to report on (nothing heavy is read until a report asks)."""
+    run = get_run(ws.log.db.conn, run_id)
     family = get_family(run["family"])
-    instances: dict[str, Instance] = {}
     try:
         store = ws.store_for(run["snapshot"])
-        for _idx, iid, _features, data in store.instance_rows(run["snapshot"]):
-            instances[iid] = family.parse_instance(data)
-    except (UserError, ValidationError) as exc:
+    except UserError as exc:
         raise UserError(f"run '{run_id}': cannot read snapshot '{run['snapshot']}' ({exc})") from None
-    data = RunData(run=run, family=family, instances=instances, attempts=ws.log.report_attempts(run_id))
-    for att in data.attempts:
-        inst = instances.get(att["instance_id"])
-        if inst is None:
-            data.orphans += 1
-            continue
-        data.verdicts.setdefault(inst.id, {})[att["sample"] or 0] = _verdict_of(family, inst, att)
-    return data
-
-
-def _verdict_of(family: Family, instance: Instance, att: dict[str, Any]) -> Verdict:
-    if att["error"] is not None:
-        return error_verdict(att["error"])
-    if att["verdict"]:
-        try:
-            return Verdict.model_validate_json(att["verdict"])
-        except ValidationError:
-            pass  # written by an older version: verify again below
-    _answer, verdict = family.check(instance, att["response"] or "")
-    return verdict
+    return RunData(ws, run, family, store)
 
 
 # ---- pass@k -------------------------------------------------------------------------------------
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased estimator (Chen et al. 2021): 1 - C(n-c, k) / C(n, k) for n samples, c correct."""
+    from math import comb
+
     if k > n:
         raise ValueError("k > n")
     if n - c < k:
@@ -86,19 +275,27 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - comb(n - c, k) / comb(n, k)
 
 
-def pass_at_ks(data: RunData, only: set[str] | None = None) -> dict[str, Any]:
-    """pass@k for k = 1..samples, averaged over instances with at least k samples recorded."""
-    out: dict[str, Any] = {}
-    for k in range(1, int(data.run["samples"] or 1) + 1):
-        scores = []
-        for iid, by in data.verdicts.items():
-            if only is not None and iid not in only:
-                continue
-            n = len(by)
-            if n >= k:
-                scores.append(pass_at_k(n, sum(v.correct for v in by.values()), k))
-        out[str(k)] = {"value": sum(scores) / len(scores) if scores else None, "n": len(scores)}
+def pass_at_all_k(n: int, c: int, kmax: int) -> list[float]:
+    """pass@k for k = 1..min(n, kmax) in O(kmax): C(n-c, k) / C(n, k) = prod_{i<k} (n-c-i) / (n-i)."""
+    out: list[float] = []
+    ratio = 1.0
+    for k in range(1, min(n, kmax) + 1):
+        ratio = ratio * (n - c - k + 1) / (n - k + 1) if n - c >= k else 0.0
+        out.append(1.0 - ratio)
     return out
+
+
+def pass_at_ks(data: RunData, only: set[str] | None = None) -> dict[str, Any]:
+    """pass@k for k = 1..samples, averaged over instances with at least k samples recorded. Instances
+    sharing (samples, correct) share the computation."""
+    kmax = int(data.run["samples"] or 1)
+    pairs = Counter(nc for iid, nc in data.per_instance.items() if only is None or iid in only)
+    sums, counts = [0.0] * kmax, [0] * kmax
+    for (n, c), times in pairs.items():
+        for k, value in enumerate(pass_at_all_k(n, c, kmax)):
+            sums[k] += value * times
+            counts[k] += times
+    return {str(k + 1): {"value": sums[k] / counts[k] if counts[k] else None, "n": counts[k]} for k in range(kmax)}
 
 
 # ---- one run ------------------------------------------------------------------------------------
@@ -109,29 +306,31 @@ def run_header(data: RunData) -> dict[str, Any]:
 
 
 def counts(data: RunData) -> dict[str, Any]:
-    atts = data.attempts
-    tokens_in = [a["tokens_in"] for a in atts if a["tokens_in"] is not None]
-    tokens_out = [a["tokens_out"] for a in atts if a["tokens_out"] is not None]
-    elapsed = [a["elapsed_s"] for a in atts if a["elapsed_s"] is not None]
+    # Two index-only reads: attempts_run_facts, and the partial index of the run's errors.
+    n, correct, cached, tokens_in, tokens_out, elapsed = data.db.execute(
+        "select count(*), sum(coalesce(correct, 0) != 0), sum(coalesce(cached, 0) != 0), "
+        f"sum(tokens_in), sum(tokens_out), avg(elapsed_s) from attempts where {RUN_FACTS}", [data.run_id]).fetchone()
+    (errors,) = data.db.execute("select count(*) from attempts where run_id = ? and error is not null",
+                                [data.run_id]).fetchone()
+    total = data.run["total"]
     return {
-        "attempts": len(atts), "expected": data.run["total"], "missing": max(0, (data.run["total"] or 0) - len(atts)),
-        "instances": len(data.verdicts), "correct": sum(bool(a["correct"]) for a in atts),
-        "errors": sum(a["error"] is not None for a in atts), "cached": sum(bool(a["cached"]) for a in atts),
-        "orphans": data.orphans, "tokens_in": sum(tokens_in) if tokens_in else None,
-        "tokens_out": sum(tokens_out) if tokens_out else None,
-        "mean_elapsed_s": sum(elapsed) / len(elapsed) if elapsed else None,
+        "attempts": n, "expected": total, "missing": max(0, (total or 0) - n),
+        "instances": len(data.per_instance), "correct": int(correct or 0), "errors": int(errors or 0),
+        "cached": int(cached or 0), "orphans": data.orphans, "tokens_in": tokens_in, "tokens_out": tokens_out,
+        "mean_elapsed_s": elapsed,
     }
 
 
 def error_summary(data: RunData) -> dict[str, Any]:
-    kinds: Counter[str] = Counter()
-    examples: dict[str, str] = {}
-    for att in data.attempts:
-        if att["error"] is not None:
-            kind = att["error_kind"] or "unknown"
-            kinds[kind] += 1
-            examples.setdefault(kind, att["error"][:200])
-    return {"by_kind": dict(kinds.most_common()), "examples": examples}
+    """Errors by kind (most frequent first), each with its first message as an example."""
+    rows = data.db.execute(
+        "select coalesce(error_kind, 'unknown') as kind, count(*), min(id) from attempts "
+        "where run_id = ? and error is not null group by kind order by count(*) desc, min(id)", [data.run_id]).fetchall()
+    examples = {}
+    for kind, _n, first in rows:
+        (message,) = data.db.execute("select error from attempts where id = ?", [first]).fetchone()
+        examples[kind] = message[:200]
+    return {"by_kind": {kind: n for kind, n, _ in rows}, "examples": examples}
 
 
 def metrics_with_errors(family: Family, rows: list[MetricRow]) -> dict[str, Any]:
@@ -150,24 +349,76 @@ def metrics_with_errors(family: Family, rows: list[MetricRow]) -> dict[str, Any]
 
 
 def selected_rows(data: RunData, only: set[str] | None = None) -> list[MetricRow]:
-    """One verdict per instance, picked by the family's selection rule over its samples."""
-    rows = []
-    for iid, by in data.verdicts.items():
-        if only is not None and iid not in only:
-            continue
-        verdicts = [by[k] for k in sorted(by)]
-        rows.append((data.instances[iid], verdicts[data.family.select(verdicts)]))
-    return rows
+    """One verdict per instance, picked by the family's selection rule over its samples. The default
+    rule (the first correct sample, else the first with the highest score) is found in SQL, so only
+    the chosen verdicts are read; a family with its own rule sees every sample's verdict."""
+    if type(data.family).select is not Family.select:
+        rows = []
+        for iid, by in data.verdicts.items():
+            if only is not None and iid not in only:
+                continue
+            verdicts = [by[k] for k in sorted(by)]
+            rows.append((iid, verdicts[data.family.select(verdicts)]))
+    else:
+        chosen = data.default_picks()
+        known = data.instance_ids
+        picks = {(iid, sample) for iid, sample in chosen.items() if iid in known and (only is None or iid in only)}
+        if all(sample == 0 for _, sample in picks):  # one sample per instance, or sample 0 won everywhere
+            rows = [(iid, verdict) for iid, verdict in data.sample0.items() if (iid, 0) in picks]
+        else:
+            found = data._picked(picks)
+            rows = [(iid, by[sample]) for iid, by in found.items() for sample in by if (iid, sample) in picks]
+    instances = data.instances_for(iid for iid, _ in rows)
+    return [(instances[iid], verdict) for iid, verdict in rows]
 
 
 def report_run(data: RunData) -> dict[str, Any]:
-    report: dict[str, Any] = {
-        "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
-        "metrics": metrics_with_errors(data.family, data.rows(0)), "pass_at_k": pass_at_ks(data),
-    }
-    if (data.run["samples"] or 1) > 1:
-        report["selected"] = data.family.metrics(selected_rows(data))["overall"]
+    """One run's report (cached in the log database until the run changes). The accuracy series of
+    the main feature is computed (and cached) with it, so a caller that plots it next reads no more."""
+    cached = data.cached("report")
+    if cached is not None:
+        return cached
+    with collector_paused():
+        report: dict[str, Any] = {
+            "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
+            "metrics": metrics_with_errors(data.family, data.rows(0)), "pass_at_k": pass_at_ks(data),
+        }
+        if (data.run["samples"] or 1) > 1:
+            report["selected"] = data.family.metrics(selected_rows(data))["overall"]
+        accuracy_series(data)
+        report = json.loads(json.dumps(report, default=str))  # the same value whether cached or not
+        data.release()
+    data.remember("report", report)
     return report
+
+
+_PAUSE_LOCK = threading.Lock()
+_PAUSES = 0
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a report is built, then the report's objects freed.
+
+    Why: building a report makes ~100,000 objects (parsed instances and verdicts) that reference
+    counting frees at the end (they hold no cycles). Meanwhile their allocations trigger full
+    collections, and a full collection scans every object of the process with the GIL held: in the
+    workbench that froze the UI for ~300 ms while a worker thread built a report. Other threads keep
+    allocating meanwhile; their cycles are collected once this ends. Nested and concurrent uses count."""
+    global _PAUSES
+    with _PAUSE_LOCK:
+        owner = _PAUSES > 0 or gc.isenabled()
+        if owner:
+            _PAUSES += 1
+            gc.disable()
+    try:
+        yield
+    finally:
+        if owner:
+            with _PAUSE_LOCK:
+                _PAUSES -= 1
+                if _PAUSES == 0:
+                    gc.enable()
 
 
 # ---- several runs -------------------------------------------------------------------------------
@@ -178,7 +429,7 @@ def compare(datas: list[RunData]) -> dict[str, Any]:
     if len(families) > 1:
         raise UserError(f"cannot compare runs of different families ({', '.join(sorted(families))})")
     family = datas[0].family
-    common = set.intersection(*({iid for iid, by in d.verdicts.items() if 0 in by} for d in datas))
+    common = set.intersection(*(set(d.sample0) for d in datas))
     # Runs over different snapshots (typeinf's base vs pure variant) share no ids: each keeps its own.
     only = common or None
     ids = [d.run["id"] for d in datas]
@@ -192,7 +443,7 @@ def compare(datas: list[RunData]) -> dict[str, Any]:
         a, b = datas
         tally: Counter[str] = Counter()
         for iid in common:
-            ca, cb = a.verdicts[iid][0].correct, b.verdicts[iid][0].correct
+            ca, cb = a.sample0[iid].correct, b.sample0[iid].correct
             tally["both" if ca and cb else f"only {ids[0]}" if ca else f"only {ids[1]}" if cb else "neither"] += 1
         out["agreement"] = dict(tally)
     hook = getattr(family, "compare_metrics", None)
@@ -204,12 +455,19 @@ def compare(datas: list[RunData]) -> dict[str, Any]:
 def accuracy_series(data: RunData, feature: str | None = None) -> tuple[str, list[tuple[str, float, int]]]:
     """(feature, [(value, accuracy, n)]) on sample 0, for plots: the main feature by default."""
     feature = feature or (data.family.features[0] if data.family.features else None)
+    kind = f"series:{feature}"
+    cached = data.__dict__.get(kind) or data.cached(kind)
+    if cached is not None:
+        return cached[0], [tuple(item) for item in cached[1]]  # type: ignore[misc]
     groups: dict[str, list[Verdict]] = {}
     for inst, verdict in data.rows(0):
         value = data.family.feature_values(inst).get(feature) if feature else "all"
         groups.setdefault("—" if value is None else str(value), []).append(verdict)
     series = [(key, sum(v.correct for v in vs) / len(vs), len(vs)) for key, vs in groups.items()]
-    return feature or "all", sorted(series, key=lambda item: _order(item[0]))
+    result = feature or "all", sorted(series, key=lambda item: _order(item[0]))
+    data.__dict__[kind] = result
+    data.remember(kind, result)
+    return result
 
 
 def _order(key: str) -> tuple[int, float, str]:

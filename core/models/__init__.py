@@ -1,4 +1,4 @@
-"""Model providers: `openai:MODEL`, `anthropic:MODEL`, `ollama:MODEL` over async HTTP (httpx).
+"""Model providers: `openai:MODEL`, `anthropic:MODEL`, `ollama:MODEL` over async HTTP (aiohttp).
 
     provider = make_provider("ollama:qwen3:8b")
     reply = await provider.complete([Message(role="user", content="hi")], SamplingParams(temperature=0))
@@ -82,7 +82,7 @@ def make_provider(
     """A provider for a model spec. `endpoints` is a {kind: Endpoint} map (default: load_endpoints(),
     i.e. environment + config file) or one Endpoint of the spec's kind.
 
-    `options` go to the provider constructor (`sleep=`, `rng=`, `transport=`), mostly for tests.
+    `options` go to the provider constructor (`sleep=`, `rng=`), mostly for tests.
     """
     kind, model = parse_model_spec(spec)
     if isinstance(endpoints, Endpoint):

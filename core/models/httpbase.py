@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import httpx
+import aiohttp
 
 from core.models import secrets
 from core.models.base import (
@@ -93,7 +93,6 @@ class HttpProvider(Provider):
         *,
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.model = model
         self.endpoint = endpoint
@@ -102,7 +101,6 @@ class HttpProvider(Provider):
         self.url = self.base_url + self.path
         self._sleep: Sleep = sleep or asyncio.sleep  # injectable: tests record delays instead of waiting
         self._rng = rng
-        self._transport = transport
         self._client: ClientPool | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
@@ -144,6 +142,8 @@ class HttpProvider(Provider):
             raise ProviderError("auth", reason)
         stream = on_delta is not None
         payload = self.build_payload(list(request_messages), params, stream)
+        # Encoded once, whatever the retries. Compact, UTF-8 as is, no NaN: what servers parse.
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         ep = self.endpoint
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ep.request_deadline_s
@@ -152,7 +152,7 @@ class HttpProvider(Provider):
             try:
                 async with asyncio.timeout_at(deadline):
                     async with endpoint_semaphore(self.base_url, ep.max_concurrency):
-                        text, reasoning, meta = await self._attempt(payload, stream, on_delta, streamed)
+                        text, reasoning, meta = await self._attempt(body, stream, on_delta, streamed)
                 break
             except _CallbackError as exc:
                 raise exc.original from None
@@ -199,7 +199,7 @@ class HttpProvider(Provider):
         )
 
     async def _attempt(
-        self, payload: dict[str, Any], stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
+        self, body: bytes, stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
     ) -> tuple[str, str | None, ReplyMeta]:
         def deliver(kind: str, chunk: str) -> None:
             streamed[0] = True
@@ -209,10 +209,20 @@ class HttpProvider(Provider):
                 raise _CallbackError(exc) from exc
 
         asm = ReplyAssembler(deliver if on_delta is not None else None)
+        headers = self._request_headers()
+        if headers is None:
+            # A header value we cannot send: with our headers that is a key with a control or
+            # non-ASCII character. Nothing is sent, and nothing of the key is quoted.
+            env = API_KEY_ENV.get(self.kind)
+            raise Failure(
+                "auth",
+                f"the API key for {self.kind} cannot be sent in an HTTP header (control or non-ASCII "
+                f"character){f'; check {env}' if env else ''}",
+            )
         client = self._get_client()
         try:
-            async with client.stream("POST", self.url, json=payload, headers=self.headers()) as resp:
-                if resp.status_code >= 400:
+            async with client.post(self.url, body, headers) as resp:
+                if resp.status >= 400:
                     raise await self._status_failure(resp)
                 ctype = resp.headers.get("content-type", "").lower()
                 if stream and any(t in ctype for t in self.stream_content_types):
@@ -221,29 +231,22 @@ class HttpProvider(Provider):
                     await _drain(lines)
                 else:
                     # Non-streaming, or a server that ignored "stream": true and sent one JSON body.
-                    body = await self._read_body(resp, self.endpoint.max_response_bytes)
-                    meta = await self._guard(self._parse_whole(body, asm))
+                    data = await self._read_body(resp, self.endpoint.max_response_bytes)
+                    meta = await self._guard(self._parse_whole(data, asm))
         except (Failure, _CallbackError):
             raise
-        except (UnicodeEncodeError, httpx.LocalProtocolError):
-            # httpx refuses a header value it cannot send: with our headers that is a key with a
-            # control or non-ASCII character. Its own message quotes the header, so it is not kept.
-            env = API_KEY_ENV.get(self.kind)
-            raise Failure(
-                "auth",
-                f"the API key for {self.kind} cannot be sent in an HTTP header (control or non-ASCII "
-                f"character){f'; check {env}' if env else ''}",
-            ) from None
-        except httpx.TimeoutException as exc:
+        except (aiohttp.ServerTimeoutError, TimeoutError) as exc:  # read/connect timeout (the deadline
+            # surfaces as a cancellation in here, not as TimeoutError)
             raise Failure(
                 "timeout", f"{type(exc).__name__} talking to {safe_url(self.url)}", retryable=True
             ) from None
-        except (httpx.TransportError, httpx.StreamError) as exc:
-            retryable = not isinstance(exc, httpx.UnsupportedProtocol)
+        except aiohttp.InvalidURL as exc:
+            raise Failure("connection", f"invalid URL {exc} ({safe_url(self.url)})") from None
+        except (aiohttp.ClientError, OSError) as exc:
             detail = " ".join(str(exc).split()) or type(exc).__name__
-            raise Failure("connection", f"{detail} ({safe_url(self.url)})", retryable=retryable) from None
-        except (httpx.InvalidURL, RuntimeError) as exc:
-            # RuntimeError: httpx refuses to use a client closed by aclose() during the request.
+            raise Failure("connection", f"{detail} ({safe_url(self.url)})", retryable=True) from None
+        except RuntimeError as exc:
+            # aiohttp refuses to use a session closed by aclose() during the request.
             kind = "cancelled" if self._closed else "connection"
             raise Failure(kind, f"{' '.join(str(exc).split())} ({safe_url(self.url)})") from None
         text, reasoning = asm.finish()
@@ -262,16 +265,16 @@ class HttpProvider(Provider):
         """A reply with the wrong shape is a 'malformed' error, whatever the parser tripped on."""
         try:
             return await parsing
-        except (Failure, _CallbackError, httpx.HTTPError):
+        except (Failure, _CallbackError, aiohttp.ClientError):
             raise
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise malformed(f"unexpected response shape: {type(exc).__name__}: {exc}") from None
 
-    async def _status_failure(self, resp: httpx.Response) -> Failure:
-        status = resp.status_code
+    async def _status_failure(self, resp: aiohttp.ClientResponse) -> Failure:
+        status = resp.status
         try:
             body = await self._read_body(resp, ERROR_BODY_LIMIT, truncate=True)
-        except (httpx.HTTPError, Failure):
+        except (aiohttp.ClientError, OSError, Failure):
             body = b""
         where = safe_url(self.url)
         if status in (401, 403):
@@ -293,10 +296,10 @@ class HttpProvider(Provider):
 
     # -- reading ---------------------------------------------------------------------------------
     @staticmethod
-    async def _read_body(resp: httpx.Response, limit: int, truncate: bool = False) -> bytes:
+    async def _read_body(resp: aiohttp.ClientResponse, limit: int, truncate: bool = False) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in resp.aiter_bytes():
+        async for chunk in resp.content.iter_any():
             size += len(chunk)
             if size > limit:
                 if truncate:
@@ -306,13 +309,13 @@ class HttpProvider(Provider):
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _lines(self, resp: httpx.Response) -> AsyncIterator[str]:
+    async def _lines(self, resp: aiohttp.ClientResponse) -> AsyncIterator[str]:
         """Lines of a streamed body, strict UTF-8, with the same size cap as a whole body."""
         limit = self.endpoint.max_response_bytes
         decoder = codecs.getincrementaldecoder("utf-8")()
         size = 0
         pending = ""
-        async for chunk in resp.aiter_bytes():
+        async for chunk in resp.content.iter_any():
             size += len(chunk)
             if size > limit:
                 raise malformed(f"streamed response larger than {limit} bytes")
@@ -331,12 +334,25 @@ class HttpProvider(Provider):
             yield pending.removesuffix("\r")
 
     # -- plumbing ----------------------------------------------------------------------------------
+    def _request_headers(self) -> dict[str, str] | None:
+        """The protocol's headers plus the content type; None when a value cannot be sent (a control
+        or non-ASCII character would be refused by the HTTP layer, or worse, split the header).
+        Built once: they depend only on the endpoint, which is frozen."""
+        cached = self.__dict__.get("_headers_cache", False)
+        if cached is not False:
+            return cached  # type: ignore[no-any-return]
+        headers: dict[str, str] | None = {"Content-Type": "application/json", **self.headers()}
+        if any(not v.isascii() or not v.isprintable() for v in headers.values()):  # type: ignore[union-attr]
+            headers = None
+        self.__dict__["_headers_cache"] = headers
+        return headers
+
     def _get_client(self) -> ClientPool:
-        # httpx clients are tied to the loop that first used them; a provider reused from another
-        # loop (CLI, then TUI) gets fresh ones rather than a pool bound to a dead loop.
+        # aiohttp sessions are tied to the loop that created them; a provider reused from another
+        # loop (CLI, then TUI) gets a fresh one rather than a session bound to a dead loop.
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = ClientPool(self.endpoint, self._transport)
+        if self._client is None or self._client_loop is not loop or self._client.closed:
+            self._client = ClientPool(self.endpoint)
             self._client_loop = loop
         return self._client
 
@@ -353,11 +369,11 @@ class HttpProvider(Provider):
 async def _drain(lines: AsyncIterator[str], timeout_s: float = 2.0) -> None:
     """Read what follows the end-of-reply event (usually just the last chunk's terminator).
 
-    A response left half-read makes httpx close its connection instead of returning it to the pool,
+    A response left half-read makes aiohttp close its connection instead of returning it to the pool,
     so every streamed request would pay for a new connection. A server that keeps talking after the
     reply is done is not waited for long.
     """
-    with contextlib.suppress(Failure, httpx.HTTPError, TimeoutError):
+    with contextlib.suppress(Failure, aiohttp.ClientError, OSError, TimeoutError):
         async with asyncio.timeout(timeout_s):
             async for _ in lines:
                 pass

@@ -7,8 +7,13 @@ import random
 import weakref
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Protocol
 
-from httpx import Headers
+
+class Headers(Protocol):
+    """Case-insensitive response headers (aiohttp's, httpx's, or a test's)."""
+
+    def get(self, key: str, default: None = None) -> str | None: ...
 
 
 def backoff_delay(retry: int, base_s: float, cap_s: float, rng: random.Random | None = None) -> float:

@@ -1,8 +1,8 @@
 """Running a batch: every (instance, sample) is asked, checked off the event loop and stored as it completes.
 
-Threading: the event loop thread owns the SQLite connection (sqlite3 connections are not thread-safe)
-and does every write; solvers' CPU work and verification run in worker threads (core.runner.verifying)
-so the loop keeps requests flowing.
+Threading: attempts are written by a writer thread with its own connection, in batched transactions
+(core.store.writer: an attempt counts as done once its transaction has committed); slow verification
+runs in worker threads (core.runner.verifying). The event loop only sends requests and hands results on.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
+from core.canonical import canonical_json
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
@@ -33,6 +34,8 @@ from core.runner.stop import RunAborted, StopRule, stop_on_signals
 from core.runner.verifying import Verifier
 from core.solvers import Solver, SolveResult, is_model_spec, make_solver
 from core.store import LogStore, Workspace, now_iso
+from core.store.log import attempt_columns
+from core.store.writer import AttemptWriter
 from core.trace import Prompt
 
 
@@ -48,10 +51,11 @@ def create_run(
 
 async def one_attempt(
     family: Family, instance: Instance, solver: Solver, *, run_id: str, snapshot: str, sample: int, style: str,
-    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None,
+    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None, stream: bool = False,
 ) -> AttemptRecord:
     """prompt → solve → extract/verify → record. `prompts` memoises rendering across the samples of
-    an instance; `verifier` checks the response off the event loop (a private one when not given)."""
+    an instance; `verifier` checks the response off the event loop (a private one when not given);
+    `stream` asks a model for a streamed reply (the same reply, read as it is produced)."""
     started = now_iso()
     try:
         prompt = prompts.get(instance.id) if prompts is not None else None
@@ -60,7 +64,7 @@ async def one_attempt(
             if prompts is not None:
                 prompts[instance.id] = prompt
         t0 = time.perf_counter()
-        result = await solver.solve(instance, prompt)
+        result = await (solver.solve(instance, prompt, on_delta=_ignore) if stream else solver.solve(instance, prompt))
         if not result.elapsed_s:
             result.elapsed_s = time.perf_counter() - t0
         checked = None
@@ -80,25 +84,48 @@ async def one_attempt(
                            sample=sample, source="run", started=started)
 
 
+def _ignore(kind: str, chunk: str) -> None:
+    """A streamed reply's deltas: a batch run only needs the whole reply."""
+
+
 async def execute(
     store: LogStore, family: Family, run_id: str, snapshot: str, items: list[tuple[Instance, int]], solver: Solver,
     stats: RunStats, *, concurrency: int, style: str, observer: Observer | None = None,
-    verify_concurrency: int | None = None,
+    verify_concurrency: int | None = None, stream: bool = False,
 ) -> RunStats:
-    """Run the items with at most `concurrency` in flight; each attempt is stored as soon as it is done."""
+    """Run the items with at most `concurrency` in flight. Each attempt is handed to the writer as soon
+    as it is done, and counted (stats, observer, stop rule) once its transaction has committed."""
     observer = observer or NullObserver()
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
     stop = StopRule()
     prompts: dict[str, Prompt] = {}
+    prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
     verifier = Verifier(family, verify_concurrency)
+    writer = AttemptWriter(store.path)
+    # Records handed to the writer whose commit their worker has not seen: when the workers are
+    # cancelled (Ctrl-C, SIGTERM, an abort), writer.close() still commits them, and they are counted.
+    records: dict[int, AttemptRecord] = {}
 
     async def worker() -> None:
         for instance, sample in queue:  # one shared iterator: the loop is single-threaded
             sample_solver = per_sample(sample) if per_sample else solver
             record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
-                                       sample=sample, style=style, prompts=prompts, verifier=verifier)
-            store.add_attempt(record.row())  # loop thread only; its own transaction
+                                       sample=sample, style=style, prompts=prompts, verifier=verifier,
+                                       stream=stream)
+            text = prompt_json.get(instance.id) if record.prompt else "{}"
+            if text is None:
+                text = prompt_json[instance.id] = canonical_json(record.prompt)
+            key = id(record)
+            records[key] = record
+            try:
+                await writer.write(attempt_columns(record, text))
+            except asyncio.CancelledError:
+                raise  # stays in `records`: committed on close
+            except BaseException:
+                records.pop(key, None)  # its transaction failed: not in the database
+                raise
+            records.pop(key, None)
             stats.add(record)
             observer.attempt(record, stats)
             aborted = stop.check(record)
@@ -116,6 +143,11 @@ async def execute(
         # Full disk, a database deleted or corrupted under us: stop; what was committed stays.
         raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None
     finally:
+        pending = list(records.values())  # written, then their workers were cancelled (Ctrl-C, an abort)
+        writer.close()  # commits everything queued
+        if not writer.failed:
+            for record in pending:
+                stats.add(record)
         verifier.close()
         observer.finish(stats)
     return stats
@@ -137,10 +169,12 @@ def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
 
 async def run_async(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None, run_id: str | None = None,
+    observer: Observer | None = None, run_id: str | None = None, stream: bool = False,
 ) -> RunOutcome:
     """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
-    A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command."""
+    A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command.
+    `stream` has model solvers read their replies streamed (same replies; for servers and proxies that
+    only keep long requests alive while bytes flow)."""
     retry_mode(retry_errors)  # a bad mode fails before anything is written
     store = ws.log
     # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
@@ -162,7 +196,7 @@ async def run_async(
         try:
             items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
-                          style=style, observer=observer)
+                          style=style, observer=observer, stream=stream)
             status = "finished"
         except RunAborted as exc:
             raise UserError(
@@ -186,9 +220,22 @@ def _final_status(store: LogStore, run_id: str, status: str) -> None:
         pass  # the database itself failed; the original error is the one worth reporting
 
 
+def loop_factory() -> Any:
+    """uvloop's event loop when it is installed (its loop and transports are in C: at hundreds of
+    requests in flight it halves the loop's own CPU per request), else asyncio's default.
+    SEMBENCH_UVLOOP=0 turns it off."""
+    if os.environ.get("SEMBENCH_UVLOOP", "1") == "0":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def run_sync(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None,
+    observer: Observer | None = None, stream: bool = False,
 ) -> RunOutcome:
     """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
     holder: dict[str, Any] = {}
@@ -210,10 +257,12 @@ def run_sync(
     async def main() -> RunOutcome:
         # SIGINT/SIGTERM cancel the run's task, and stop a synchronous phase (loading, planning) at once
         with stop_on_signals(asyncio.get_running_loop(), asyncio.current_task()):
-            return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder())
+            return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder(),
+                                   stream=stream)
 
     try:
-        return asyncio.run(main())
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            return runner.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
         stats = holder.get("stats") or RunStats(run_id=resume or "", total=0)
         return RunOutcome(run_id=stats.run_id, status="interrupted", stats=stats)

@@ -1,6 +1,8 @@
 """The user's log database: runs, attempts, the response cache and tool results, plus user snapshots.
 
 WAL mode, so the TUI can watch a run another process writes. The schema is versioned (migrations.py).
+Batch runs write through `AttemptWriter` (core.store.writer): batched transactions from a thread of
+its own, so the event loop never waits for SQLite.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from core.canonical import canonical_json
 from core.paths import default_log_db
@@ -53,13 +57,9 @@ class LogStore(SnapshotStore):
     # -- attempts --------------------------------------------------------------------------------
     def add_attempt(self, record: dict[str, Any]) -> int:
         """Insert one attempt in its own transaction: a crash loses at most the one in flight."""
-        row = {key: _to_column(value) for key, value in record.items()}
-        row.setdefault("started", now_iso())
+        row = attempt_columns(record)
         with self.db.conn:
-            cursor = self.db.conn.execute(
-                f"insert or replace into attempts ({', '.join(row)}) values ({', '.join('?' for _ in row)})",
-                list(row.values()),
-            )
+            cursor = self.db.conn.execute(insert_sql(tuple(row)), list(row.values()))
         return int(cursor.lastrowid or 0)
 
     def attempts(self, *, instance_id: str | None = None, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -159,10 +159,36 @@ class LogStore(SnapshotStore):
 
 
 def _to_column(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return canonical_json(value.model_dump(mode="json"))
+    if hasattr(value, "model_dump_json"):
+        # pydantic's own serialiser (in Rust): ~10x faster than model_dump + json.dumps on a verdict.
+        # Keys come in field order rather than sorted; every reader parses the JSON.
+        return value.model_dump_json()
     if isinstance(value, dict | list):
         return canonical_json(value)
     if isinstance(value, bool):
         return int(value)
     return value
+
+
+def attempt_columns(record: Any, prompt_json: str | None = None) -> dict[str, Any]:
+    """Column values of one attempt: a row dict (`AttemptRecord.row()`), or an AttemptRecord itself
+    (cheaper: its nested models are serialised once, straight to JSON). `prompt_json` replaces the
+    prompt column with text already serialised (a run's samples share their instance's prompt)."""
+    fields = record.__dict__ if isinstance(record, BaseModel) else record
+    row = {key: _to_column(value) for key, value in fields.items()}
+    if prompt_json is not None:
+        row["prompt"] = prompt_json
+    if not row.get("started"):
+        row["started"] = now_iso()
+    return row
+
+
+_INSERTS: dict[tuple[str, ...], str] = {}
+
+
+def insert_sql(columns: tuple[str, ...]) -> str:
+    sql = _INSERTS.get(columns)
+    if sql is None:
+        sql = _INSERTS[columns] = (f"insert or replace into attempts ({', '.join(columns)}) "
+                                   f"values ({', '.join('?' for _ in columns)})")
+    return sql

@@ -59,7 +59,24 @@ def _v2(conn: sqlite3.Connection) -> None:
                  "result text, created text)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+def _v3(conn: sqlite3.Connection) -> None:
+    """Finished reports, cached per run (core.report): `stamp` says which state of the run (its
+    attempts, header and snapshot, sembench's and the family's code) a value was computed from."""
+    conn.execute("create table if not exists report_cache (run_id text not null, kind text not null, "
+                 "stamp text not null, value text not null, created text, primary key (run_id, kind))")
+    # A run's numbers without its wide rows: an attempt row carries its prompt, response and verdict
+    # (~4 KB, over several pages), and a report over 200,000 of them would read them all. This index
+    # holds what counts, pass@k and the best-of-k selection read (index-only scans) and finds sample 0
+    # of every instance directly. It is keyed on the expression `'' || run_id`, not on run_id itself,
+    # so that only queries that ask for it by that expression (core.report's RUN_FACTS) use it: keyed
+    # on run_id, SQLite's planner (no statistics) would pick it for other queries on a run, e.g. the
+    # error counts the TUI polls, and read every row instead of the few errors. Building it on an old
+    # database reads the table once, when that database is first opened by this version.
+    conn.execute("create index if not exists attempts_run_facts on attempts(('' || run_id), sample, instance_id, "
+                 "correct, score, cached, tokens_in, tokens_out, elapsed_s) where run_id is not null")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
