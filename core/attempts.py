@@ -47,7 +47,7 @@ class AttemptRecord(BaseModel):
     usage: dict[str, Any] = Field(default_factory=dict)
     cached: bool = False
 
-    def row(self) -> dict[str, Any]:
+    def row(self, exclude: set[str] | None = None) -> dict[str, Any]:
         """Column values; nested models and dicts become JSON text in the store.
 
         What is stored is made safe here, for every path that records an attempt (runs, the TUI, the
@@ -58,7 +58,7 @@ class AttemptRecord(BaseModel):
         from core.models.config import known_secrets
         from core.models.secrets import scrub
 
-        data = storable(self.model_dump(mode="json"))
+        data = storable(self.model_dump(mode="json", exclude=exclude))
         keys = known_secrets()
         if keys:
             clean = scrub(data, keys)

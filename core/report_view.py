@@ -63,25 +63,37 @@ def summary_table(title: str, values: dict[str, Any]) -> Table:
     return table(title, ["metric", "value"], [[k, with_interval(values, k)] for k in metric_names(values)])
 
 
-def feature_table(feature: str, groups: dict[str, dict[str, Any]]) -> Table:
+def feature_table(feature: str, groups: dict[str, dict[str, Any]], columns: int | None = None) -> Table:
+    """Metrics by one feature's values; `columns` keeps the first few metrics (n first) on narrow screens."""
     names = metric_names(next(iter(groups.values()))) if groups else []
+    if columns is not None:
+        names = names[:columns]
     rows = [[value, *(with_interval(g, n) for n in names)] for value, g in groups.items()]
     return table(f"by {feature}", [feature, *names], rows)
 
 
 def run_report(report: dict[str, Any]) -> RenderableType:
-    """One run: header, counts, metrics overall and by feature, pass@k, selection over samples, errors."""
+    """One run: header, counts, then `report_body`."""
     run, c = report["run"], report["counts"]
-    parts: list[RenderableType] = [
+    return Group(
         Text.from_markup(f"[bold]{run['id']}[/]  {run['family']} · snapshot {run['snapshot']} · solver "
                          f"{run['solver']} · samples {run['samples']} · {run['status']}"),
         Text(f"attempts {c['attempts']}/{c['expected']} (missing {c['missing']}) · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
              f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "")),
-    ]
+        report_body(report),
+    )
+
+
+def report_body(report: dict[str, Any], plot: RenderableType | None = None,
+                feature_columns: int | None = None) -> RenderableType:
+    """A run's metrics overall (with intervals), the plot when given, by feature, pass@k, selection over
+    samples and errors: what the CLI prints under its header and the TUI's Runs screen under its live head."""
     metrics = report["metrics"]
-    parts.append(summary_table(f"metrics (sample 0, n={metrics['n']})", metrics["overall"]))
-    parts.extend(feature_table(feature, groups) for feature, groups in metrics["by"].items())
+    parts: list[RenderableType] = [summary_table(f"metrics (sample 0, n={metrics['n']})", metrics["overall"])]
+    if plot is not None:
+        parts.append(plot)
+    parts.extend(feature_table(feature, groups, feature_columns) for feature, groups in metrics["by"].items())
     parts.append(table("pass@k over samples", ["k", "value", "instances"],
                        [[pass_label(int(k)), v["value"], v["n"]] for k, v in report["pass_at_k"].items()]))
     if "selected" in report:
@@ -91,6 +103,17 @@ def run_report(report: dict[str, Any]) -> RenderableType:
         parts.append(table("errors", ["kind", "count", "example"],
                            [[k, n, errors["examples"].get(k, "")] for k, n in errors["by_kind"].items()]))
     return Group(*parts)
+
+
+def prerender(renderable: RenderableType, width: int) -> Text:
+    """`renderable` laid out at `width` columns, as styled text: done in a worker thread so that the UI
+    thread only shows it (laying out a report's tables takes long enough to freeze a screen)."""
+    from rich.console import Console
+
+    console = Console(width=max(20, width), color_system="truecolor", force_terminal=True, legacy_windows=False)
+    with console.capture() as captured:
+        console.print(renderable)
+    return Text.from_ansi(captured.get().rstrip("\n"), no_wrap=True)
 
 
 def comparison(report: dict[str, Any]) -> RenderableType:

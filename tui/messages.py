@@ -51,15 +51,15 @@ class AttemptLoaded(Message):
 
 
 class RunReport(Message):
-    """A run's report (metrics overall and by feature) and its accuracy plot, or why there is none."""
+    """A run's report and its body (metrics, plot, breakdowns) already laid out as text, or why there is none."""
 
-    def __init__(self, run_id: str, done: int, run: dict[str, Any], report: dict[str, Any], plot: str,
+    def __init__(self, run_id: str, done: int, run: dict[str, Any], report: dict[str, Any], body: Any,
                  error: str | None) -> None:
         self.run_id = run_id
         self.done = done
         self.run = run
         self.report = report
-        self.plot = plot
+        self.body = body
         self.error = error
         super().__init__()
 

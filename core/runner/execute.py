@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
-from core.canonical import canonical_json
+from core.canonical import canonical_json, storable
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
@@ -115,11 +115,13 @@ async def execute(
                                        stream=stream)
             text = prompt_json.get(instance.id) if record.prompt else "{}"
             if text is None:
-                text = prompt_json[instance.id] = canonical_json(record.prompt)
+                text = prompt_json[instance.id] = canonical_json(storable(record.prompt))
             key = id(record)
             records[key] = record
             try:
-                await writer.write(attempt_columns(record, text))
+                # row(): the stored copy made safe (surrogates, 64-bit integers) and keys redacted, as on
+                # every other path that records an attempt
+                await writer.write(attempt_columns(record.row(exclude={"prompt"}), text))
             except asyncio.CancelledError:
                 raise  # stays in `records`: committed on close
             except BaseException:

@@ -126,6 +126,9 @@ class AttemptWriter:
         except sqlite3.Error as exc:
             error = exc
             self.failed += len(batch)
+        except Exception as exc:  # anything else fails its attempts too: a waiter must never wait forever
+            error = sqlite3.DatabaseError(f"{type(exc).__name__}: {exc}")
+            self.failed += len(batch)
         loop = self._loop
         if loop is None or loop.is_closed():
             return

@@ -83,6 +83,24 @@ def test_a_failed_commit_fails_its_attempts(tmp_path) -> None:
     assert _count(path) == 0
 
 
+def test_a_row_sqlite_cannot_take_fails_its_attempt_instead_of_hanging(tmp_path) -> None:
+    """A value the driver rejects before SQL runs (a lone surrogate) fails the write; the waiter is never
+    left waiting on a dead writer thread."""
+    path = tmp_path / "log.db"
+    LogStore(path).close()
+
+    async def main() -> None:
+        writer = AttemptWriter(path)
+        try:
+            await asyncio.wait_for(writer.write({**_row("i"), "response": "\ud800"}), timeout=30)
+        finally:
+            writer.close()
+
+    with pytest.raises(sqlite3.DatabaseError, match="UnicodeEncodeError"):
+        asyncio.run(main())
+    assert _count(path) == 0
+
+
 def test_a_run_writes_every_attempt_once_through_the_writer(toy, log_db) -> None:
     write_snapshot(log_db, toy, "s", 12)
     outcome = run_sync(Workspace(log_db), RunConfig(snapshot="s", solver="baseline", samples=3, concurrency=5))

@@ -12,9 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,19 +29,11 @@ REFRESH_S = 1.0
 REPORT_EVERY_S = 5.0  # a run that moves gets its metrics recomputed at most this often
 PLOT_WIDTH = 90
 PLOT_HEIGHT = 16
-MAX_METRIC_COLUMNS = 5
+MAX_METRIC_COLUMNS = 6  # n and the first metrics of each breakdown: the screen is narrower than a report
 COLUMNS = (("run", "run"), ("snapshot", "snapshot"), ("solver", "solver"), ("state", "state"),
            ("progress", "progress"), ("correct", "correct"), ("errors", "errors"), ("created", "created"))
 STATE_STYLES = {"running": "bold yellow", "stale": "bold magenta", "finished": "green", "failed": "red",
                 "stopped": "yellow", "aborted": "red"}
-
-
-def fmt_metric(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
 
 
 def run_command_hint(log_path: Path) -> str:
@@ -58,30 +48,11 @@ def run_command_hint(log_path: Path) -> str:
     return f"sembench {db}run --snapshot NAME --solver baseline"
 
 
-def metrics_table(feature: str, groups: dict[str, dict[str, Any]]) -> Table:
-    keys: list[str] = []
-    for values in groups.values():
-        for key in values:
-            if key != "n" and key not in keys and (values[key] is None or isinstance(values[key], int | float)):
-                keys.append(key)
-    keys = keys[:MAX_METRIC_COLUMNS]
-    table = Table(title=f"by {feature}", title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
-    table.add_column(feature)
-    table.add_column("n", justify="right")
-    for key in keys:
-        table.add_column(key, justify="right")
-    for value, metrics in groups.items():
-        table.add_row(value, str(metrics.get("n", "")), *(fmt_metric(metrics.get(k)) for k in keys))
-    return table
-
-
-def report_renderable(run: dict[str, Any], report: dict[str, Any], plot: str,
-                      live: dict[str, Any] | None = None) -> RenderableType:
+def report_head(run: dict[str, Any], report: dict[str, Any], live: dict[str, Any] | None = None) -> Text:
     """The run's head line (from `live`, the runs table's latest counts, so it never lags the progress
-    row), then the metrics, which say how many attempts they cover (they are recomputed at most every
+    row); the metrics below it say how many attempts they cover (they are recomputed at most every
     REPORT_EVERY_S while a run moves)."""
     counts = report.get("counts", {})
-    metrics = report.get("metrics", {})
     live = live or {}
     done = live.get("done", counts.get("attempts", 0))
     total = live.get("total") or counts.get("expected", 0)
@@ -94,19 +65,13 @@ def report_renderable(run: dict[str, Any], report: dict[str, Any], plot: str,
     head.append(f"\nmetrics over {covered} attempt(s)", style="dim")
     if covered != done:
         head.append(f" · updating to {done}…", style="yellow")
-    overall = metrics.get("overall", {})
-    over = Table(title="overall", title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
-    over.add_column("metric")
-    over.add_column("value", justify="right")
-    for key, value in overall.items():
-        if value is None or isinstance(value, int | float):
-            over.add_row(key, fmt_metric(value))
-    parts: list[RenderableType] = [head, over]
-    if plot:
-        parts.append(Text.from_ansi(plot, no_wrap=True))
-    for feature_name, groups in (metrics.get("by") or {}).items():
-        parts.append(metrics_table(feature_name, groups))
-    return Group(*parts)
+    return head
+
+
+def report_renderable(run: dict[str, Any], report: dict[str, Any], body: RenderableType,
+                      live: dict[str, Any] | None = None) -> RenderableType:
+    """The live head over the report's body (core.report_view, the same tables `sembench report` prints)."""
+    return Group(report_head(run, report, live), body)
 
 
 class RunsScreen(SembenchScreen):
@@ -290,7 +255,7 @@ class RunsScreen(SembenchScreen):
         self._report_inflight = run_id
         self._report_started[run_id] = now
         self._show_report_status()
-        self.compute_report(run_id, done)
+        self.compute_report(run_id, done, self._report_width())
 
     def _show_report_status(self) -> None:
         status = self.query_one("#run-report-status", Static)
@@ -303,9 +268,10 @@ class RunsScreen(SembenchScreen):
             status.update("")
 
     @work(thread=True, group="run-report", exit_on_error=False)
-    def compute_report(self, run_id: str, done: int) -> None:
+    def compute_report(self, run_id: str, done: int, width: int) -> None:
         from core.plot import terminal_plot
         from core.report import accuracy_series, load_run_data, report_run
+        from core.report_view import prerender, report_body
         from core.store import Workspace
 
         app = self.app
@@ -317,11 +283,18 @@ class RunsScreen(SembenchScreen):
             # One line, named by the head above: no legend (plotext draws it over the top left, where an
             # accuracy of 1.0 is).
             plot = terminal_plot({"": series}, feature, width=PLOT_WIDTH, height=PLOT_HEIGHT) if series else ""
-            self.post_message(RunReport(run_id, done, data.run, report, plot, None))
+            shown = Text.from_ansi(plot, no_wrap=True) if plot else None
+            # laid out here, in the worker: the UI thread only puts the finished text on screen
+            body = prerender(report_body(report, shown, MAX_METRIC_COLUMNS), width)
+            self.post_message(RunReport(run_id, done, data.run, report, body, None))
         except Exception as exc:
-            self.post_message(RunReport(run_id, done, {}, {}, "", f"{type(exc).__name__}: {exc}"))
+            self.post_message(RunReport(run_id, done, {}, {}, Text(""), f"{type(exc).__name__}: {exc}"))
         finally:
             ws.close()
+
+    def _report_width(self) -> int:
+        width = self.query_one("#run-report", VerticalScroll).size.width
+        return max(60, width - 2) if width else 120
 
     def on_run_report(self, message: RunReport) -> None:
         self._report_inflight = None
@@ -338,6 +311,6 @@ class RunsScreen(SembenchScreen):
             return
         run = {**message.run, "state": self.states.get(message.run_id) or message.run.get("status")}
         try:
-            view.update(report_renderable(run, message.report, message.plot, self.run(message.run_id)))
+            view.update(report_renderable(run, message.report, message.body, self.run(message.run_id)))
         except Exception as exc:  # an unexpected report shape is shown, never a crash
             view.update(Text(f"cannot render the report of {message.run_id}: {exc}", style="red"))

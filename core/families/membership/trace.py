@@ -208,5 +208,8 @@ def trace(instance: MembershipInstance, answer: Answer | None = None, max_steps:
                           "reason": f"answered {said}, but {instance.entry}(x) "
                                     + (result if error else f"returns {result}")}
     document = Document(name=DOCUMENT, language="python", text=rendered.code)
+    # An answer is one boolean: its trace is the evaluation that grades it, told from the answer's side
+    # (prediction, divergence at the deciding step); the ground truth's plain evaluation goes beside it.
+    reference = trace(instance, None, max_steps) if answer is not None else None
     return Trace(family=FAMILY, instance_id=instance.id, title=title, documents=[document], steps=recorder.steps,
-                 meta=meta, divergence=divergence)
+                 meta=meta, divergence=divergence, reference=reference)
