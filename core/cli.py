@@ -513,6 +513,7 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
         meta["unverified"] = [item.instance_id for item in bad]
     if no_reference:
         meta["no_reference"] = no_reference
+    meta.update(fam.describe_snapshot(instances))  # the family's facts, as for a bundled snapshot
     snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances), meta=meta)
     ws.log.write_snapshot(snap, instances, features=fam.feature_values)
     notes = [f"{len(bad)} whose ground truth does not verify"] if bad else []

@@ -63,7 +63,16 @@ def terminal_plot(lines: dict[str, Series], feature: str, width: int | None = No
         fig.draw(signal)
     if axis:
         fig.ruler("x").ticks(list(range(len(axis))), axis)
-    fig.ruler("y").lim(0, 1)
+    # plotext draws the legend inside the canvas, from the top left: give it rows of its own above 1.0 so it
+    # never hides a point at full accuracy (the ticks still stop at 1).
+    labelled = sum(1 for label in lines if label)
+    if labelled:
+        legend_rows = 2 * labelled + 4  # one row per label and one between, the borders, a gap
+        data_rows = max(4, height - 6 - legend_rows)  # title, x ticks and x label take the rest
+        fig.ruler("y").lim(0, 1 + legend_rows / data_rows)
+    else:
+        fig.ruler("y").lim(0, 1)
+    fig.ruler("y").ticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     fig.label(feature, axis="x")
     fig.label("accuracy", axis="y")
     fig.title(f"accuracy by {feature}")

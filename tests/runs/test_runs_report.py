@@ -218,6 +218,18 @@ def test_terminal_plot_fits_the_terminal(monkeypatch) -> None:
     assert (max(map(len, explicit)), len(explicit)) == (50, 12), "an explicit size wins (the TUI's panel)"
 
 
+@pytest.mark.parametrize("runs", [1, 3])
+def test_the_plot_legend_never_hides_full_accuracy(runs: int) -> None:
+    # Issue 9, item 16: plotext draws the legend over the top left, where a run at accuracy 1.0 is.
+    from core.plot import terminal_plot
+
+    series = {f"run-{n}": [("1", 1.0, 3), ("2", 1.0, 3), ("3", 0.5, 2)] for n in range(runs)}
+    lines = terminal_plot(series, "depth", width=80, height=24, color=False).splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("1.00"))
+    assert all(i < top for i, line in enumerate(lines) if "run-" in line), "the legend sits above 1.00"
+    assert lines[top][5] != "│" and lines[top][5] != " ", "the line at 1.00 starts at the left edge, uncovered"
+
+
 def test_plot_of_a_run_without_attempts_says_no_data(toy, log_db) -> None:
     from core.family import get_family
     from core.runner import create_run

@@ -66,6 +66,9 @@ def test_a_clean_file_imports_silently(log_db, tmp_path: Path) -> None:
                             for i in cascade.generate(cascade.resolve_params("pbebench-lite"), 1, 4)))
     result = run_cli("snapshot", "import", str(path), "--name", "ok", "--family", "cascade")
     assert result.exit_code == 0 and result.stderr == "" and "imported 4 instances" in result.stdout
+    # the family's own facts are stored with the snapshot, as for a bundled one
+    (meta,) = [json.loads(r[0]) for r in LogStore(log_db).db.execute("select meta from snapshots where name='ok'")]
+    assert sum(meta["category_counts"].values()) == 4 and meta["statistics"] and meta["format"] == "instance JSONL"
 
 
 def test_instances_without_a_reference_are_counted_not_refused(toy, log_db, tmp_path: Path, monkeypatch) -> None:

@@ -241,12 +241,19 @@ def membership_diff(family: Family, verdict: Verdict) -> RenderableType | None:
     parts: list[RenderableType] = []
     if rows:
         parts.append(diff_table(rows))
+    frames = verdict.details.get("decisive_path") if isinstance(verdict.details, dict) else None
+    last = frames[-1] if isinstance(frames, list) and frames and isinstance(frames[-1], dict) else {}
     for row in paths:
         text = Text("decisive path  ", style="bold")
-        text.append(row.expected or "—")
-        if row.got:
+        if isinstance(frames, list) and frames:
+            text.append(" -> ".join(f"{f.get('function')}({f.get('argument')})" for f in frames
+                                    if isinstance(f, dict)))
+        else:  # a verdict without its frames: the row says it all
+            text.append(row.expected or "—")
+        decider = last.get("term_at") or ("no branch" if last and last.get("branch") is None else "")
+        if decider:
             text.append("\n  decided by  ", style="bold")
-            text.append(row.got, style="bold yellow")
+            text.append(str(decider), style="bold yellow")
         result = verdict.expected
         if isinstance(result, bool):
             text.append("\n  so the result is  ", style="bold")

@@ -351,7 +351,7 @@ class InstanceScreen(SembenchScreen):
             return
         self.showing = "answer"
         trace, label = self.answer_trace
-        if trace.reference is None and self.truth is not None:
+        if trace.reference is None and self.truth is not None and self._no_reference() is None:
             # A family whose answer trace does not carry the reference: the ground truth's goes beside it.
             trace = trace.model_copy(update={"reference": self.truth})
         self.stepper.show(trace, label)
@@ -376,11 +376,23 @@ class InstanceScreen(SembenchScreen):
                 text.append(f"\n  {why}", style="italic")
         return text
 
+    def _no_reference(self) -> str | None:
+        """Why there is no reference to step or compare with (real data with no known answer), else None."""
+        reason = self.truth.meta.get("no_reference") if self.truth is not None else None
+        return str(reason) if reason else None
+
     def _update_step_source(self) -> None:
         text = Text()
+        no_reference = self._no_reference()
         if self.showing == "answer" and self.answer_trace is not None:
-            text.append(f"{self.answer_trace[1]} beside the ground truth", style="bold")
-            text.append("  (a: the ground truth alone)", style="dim")
+            beside = "with no reference beside it" if no_reference else "beside the ground truth"
+            text.append(f"{self.answer_trace[1]} {beside}", style="bold")
+            text.append("  (a: the instance alone)" if no_reference else "  (a: the ground truth alone)",
+                        style="dim")
+        elif no_reference:
+            text.append(no_reference, style="bold yellow")
+            if self.answer_trace is not None:
+                text.append(f"  (a: {self.answer_trace[1]})", style="dim")
         else:
             text.append("the ground truth", style="bold")
             if self.answer_trace is not None:

@@ -21,7 +21,8 @@ to its size (a distance costs its table cells / 4096, an alignment its cells / 5
 more unit per 50 strings it may move), and the search
 stops when the allowance is spent. A budget of `budget_s` seconds is `budget_s * WORK_PER_SECOND` units
 (calibrated so that it takes about `budget_s` seconds here; tests/bench/bench_baseline.py measures the
-rate); a wall-clock cap of WALL_FACTOR times that is only a safety net against a pathological machine
+rate); a cap of WALL_FACTOR times that in the search thread's CPU time (never wall time, which load
+stretches) is only a safety net against a pathological machine
 and never decides an answer in normal use. Every unit is bounded in size (alignments and distances in
 align.py, the exact-fix search and the broad pieces here), so the cap is checked often enough.
 
@@ -80,10 +81,10 @@ _MEMO_LIMIT = 200_000
 
 
 # Work units per second of the budget (tests/bench/bench_baseline.py measures the actual rate), and the
-# wall-clock safety net: WALL_FACTOR times the time the work normally takes.
+# safety net: WALL_FACTOR times the CPU time the work normally takes (see _Clock).
 WORK_PER_SECOND = 100_000
 WALL_FACTOR = 10.0
-# How many units pass between two reads of the wall clock (the safety net), so reading it costs nothing.
+# How many units pass between two reads of the CPU clock (the safety net), so reading it costs nothing.
 _WALL_EVERY = 256
 
 
@@ -208,12 +209,16 @@ def _bidirectional(
 
 
 class _Clock:
-    """The work allowance (deterministic) and the wall-clock safety net (read every _WALL_EVERY ticks)."""
+    """The work allowance (deterministic) and the safety net (read every _WALL_EVERY ticks).
+
+    The safety net reads this thread's CPU time, not the wall clock: a loaded machine (other processes,
+    other solver threads) stretches wall time but not the CPU the search itself used, so the net never
+    decides an answer because of load; it still stops a search on a pathologically slow machine."""
 
     def __init__(self, work: int, wall_s: float) -> None:
         self.left = work
         self.spent = 0
-        self.deadline = time.monotonic() + wall_s
+        self.deadline = time.thread_time() + wall_s
         self._reads = 0
 
     def tick(self, cost: int = 1) -> None:
@@ -224,7 +229,7 @@ class _Clock:
         self._reads += 1
         if self._reads >= _WALL_EVERY:
             self._reads = 0
-            if time.monotonic() >= self.deadline:
+            if time.thread_time() >= self.deadline:
                 raise _OutOfBudget
 
 

@@ -3,6 +3,7 @@ runner checks every attempt of a run through here)."""
 
 from __future__ import annotations
 
+from core.extraction import too_long
 from core.families.cascade.extract import extract
 from core.families.cascade.model import CascadeInstance
 from core.families.cascade.verify import verify
@@ -10,5 +11,5 @@ from core.verdict import Answer, Verdict
 
 
 def check(instance: CascadeInstance, response: str) -> tuple[Answer, Verdict]:
-    answer = extract(response, instance)
+    answer = too_long(response) or extract(response, instance)  # bounded, as Family.check
     return answer, verify(instance, answer)

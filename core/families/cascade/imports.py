@@ -60,7 +60,7 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]] | None:
     except UnicodeDecodeError:
         raise UserError("not UTF-8 text", file=str(path)) from None
     if not text.strip():
-        raise UserError("the file is empty", file=str(path))
+        raise UserError("no instances in it (the file is empty)", file=str(path))
     records: list[tuple[int, dict[str, Any]]] = []
     stripped = text.lstrip()
     if path.suffix.lower() == ".json" or stripped.startswith("["):

@@ -94,8 +94,8 @@ def _instance_part(instance: MembershipInstance) -> dict[str, Any]:
         "truth": truth,
         "details": details,
         "why": why,
-        "path_expected": " -> ".join(f"{f['function']}({f['argument']})" for f in path),
-        "path_got": last.get("term_at") or ("no branch" if last.get("branch") is None else ""),
+        "path_calls": " -> ".join(f"{f['function']}({f['argument']})" for f in path),
+        "path_decider": last.get("term_at") or ("no branch" if last.get("branch") is None else ""),
     }
     cache["verify"] = part
     return part
@@ -108,11 +108,14 @@ def verify(instance: MembershipInstance, answer: Answer) -> Verdict:
     expected_text = "error" if truth is None else str(truth)
     predicted = answer.value if answer.ok and isinstance(answer.value, bool) else None
     correct = truth is not None and predicted == truth
+    # The decisive path explains the expected result (the calls, the term that settles it, the value); what
+    # the answer claims is the other side. The deciding term is never presented as something "got".
+    decider = f", decided by {part['path_decider']}" if part["path_decider"] else ""
     path_row = DiffRow(
         label="decisive path",
-        expected=part["path_expected"],
-        got=part["path_got"],
-        ok=correct,  # whether the answer is right (the path's own truth value is in `expected` and the note)
+        expected=f"{part['path_calls']}{decider} => {expected_text}",
+        got=f"the answer says {predicted}" if predicted is not None else "(no answer)",
+        ok=correct,
         note=why,
     )
     if not answer.ok:

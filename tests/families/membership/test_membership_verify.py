@@ -95,7 +95,9 @@ def test_wrong_answer_on_a_negative_shows_the_failing_terminal_term() -> None:
                                           .branches[last["branch"]].terms[last["term"]].index])
         assert all(f["value"] is False for f in path)
         assert last["term_text"] in verdict.explanation and path_text(last["path"]) in verdict.explanation
-        assert path_row.got == last["term_at"]
+        # the path explains the expected value (calls, deciding term, result); "got" is what the answer says
+        assert path_row.expected.endswith(f"decided by {last['term_at']} => False")
+        assert path_row.expected.startswith("is_member_0(") and path_row.got == "the answer says True"
 
 
 @pytest.mark.parametrize("response", ["True", "False", "maybe"])
