@@ -8,17 +8,23 @@ flight. No answer to any family is anywhere near this long (a model's whole outp
 is about 400k characters), so such a reply is a typed extraction failure, "too_long", decided from its
 length alone. Shorter replies reach the family's `extract` exactly as they are.
 
-Reasoning: the rule matches core.models.think (which splits replies as they stream): `<think>` blocks are
-reasoning; an unclosed block is reasoning to the end (a reply cut off while thinking); a stray `</think>`
-with no opening tag means everything before it was reasoning (the opening tag was in the chat template).
-Tags are matched case-insensitively. Both helpers are linear in the reply's length.
+Reasoning: the rule is the one core.models.think applies to replies as they stream. A block in any of
+REASONING_TAGS (`<think>`, `<thinking>`, `<reasoning>`: models emit all three), tag names matched
+case-insensitively, is reasoning, and ends only at its own closing tag; an unclosed block is reasoning to
+the end (a reply cut off while thinking); a stray closing tag with no opening tag means everything before
+it was reasoning (the opening tag was in the chat template; the streaming splitter cannot know a closing
+tag is stray in time, so it leaves it for this one). Answer pieces around a block are joined as they are,
+as the streaming splitter joins them.
+
+Code fences: ``` or ~~~ runs of 3 or more, CommonMark-style, read line by line. Which block is the answer
+stays each family's rule; only the parsing is shared. Both helpers are linear in the reply's length.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from core.verdict import Answer
 
@@ -27,8 +33,10 @@ if TYPE_CHECKING:
     from core.instance import Instance
 
 MAX_REPLY_CHARS = 1_000_000
-OPEN_THINK = "<think>"
-CLOSE_THINK = "</think>"
+REASONING_TAGS = ("think", "thinking", "reasoning")
+# An opening or closing tag: group 1 is "/" for a closing one, group 2 the name in any case. ASCII case
+# only: without re.ASCII, IGNORECASE would also read the Kelvin sign as "k" and a dotless "ı" as "i".
+REASONING_TAG = re.compile(rf"<(/?)({'|'.join(REASONING_TAGS)})>", re.IGNORECASE | re.ASCII)
 
 
 def too_long(text: Any) -> Answer | None:
@@ -48,50 +56,56 @@ def extract(family: Family, text: Any, instance: Instance | None = None) -> Answ
     return too_long(text) or family.extract(text, instance)
 
 
-class Reply(BaseModel):
-    """A reply split in two. `status`: "none" (no tags), "stripped", or "unclosed" (cut off while thinking)."""
+# Plain dataclasses, not pydantic models: they are made for every reply read and never stored.
+@dataclass(slots=True)
+class Reply:
+    """A reply split in two. `status`: "none" (no tags), "stripped", or "unclosed" (cut off while thinking);
+    `unclosed` is the text of that last, unclosed block (also part of `reasoning`)."""
 
     answer: str
     reasoning: str
     status: str
+    unclosed: str = ""
 
 
 def split_reasoning(text: str) -> Reply:
-    """The answer text without `<think>` reasoning, and the reasoning (blocks joined by blank lines)."""
-    lower = text.lower()
-    if OPEN_THINK not in lower and CLOSE_THINK not in lower:
+    """The answer text without reasoning blocks, and the reasoning (blocks joined by blank lines)."""
+    # One split over the tags: [text, "/" or "", name, text, ...]. Linear in the text, however many tags.
+    parts = REASONING_TAG.split(text)
+    if len(parts) == 1:
         return Reply(answer=text, reasoning="", status="none")
     kept: list[str] = []
     thought: list[str] = []
-    i, status = 0, "stripped"
-    # next tag positions are cached so that many tags cost linear time, not quadratic
-    j_open, j_close = lower.find(OPEN_THINK), lower.find(CLOSE_THINK)
-    while True:
-        if 0 <= j_open < i:
-            j_open = lower.find(OPEN_THINK, i)
-        if 0 <= j_close < i:
-            j_close = lower.find(CLOSE_THINK, i)
-        if j_close >= 0 and (j_open < 0 or j_close < j_open):
-            thought.extend(kept)  # a stray close tag: what came before it was reasoning
-            thought.append(text[i:j_close])
-            kept.clear()
-            i = j_close + len(CLOSE_THINK)
-            continue
-        if j_open < 0:
-            kept.append(text[i:])
-            break
-        kept.append(text[i:j_open])
-        if j_close < 0:
-            thought.append(text[j_open + len(OPEN_THINK):])
-            status = "unclosed"
-            break
-        thought.append(text[j_open + len(OPEN_THINK):j_close])
-        i = j_close + len(CLOSE_THINK)  # j_close > j_open here: it ends this block
-    reasoning = "\n\n".join(part.strip() for part in thought if part.strip())
-    return Reply(answer="".join(kept), reasoning=reasoning, status=status)
+    run = [parts[0]]  # the text since the last tag that changed sides
+    inside: str | None = None  # the name of the open block, lower case
+    for k in range(1, len(parts), 3):
+        slash, name, after = parts[k], parts[k + 1], parts[k + 2]
+        if inside is None:
+            if slash:  # a stray closing tag: what came before it was reasoning
+                thought.extend(kept)
+                thought.append("".join(run))
+                kept.clear()
+            else:
+                kept.append("".join(run))
+                inside = name.lower()
+            run = [after]
+        elif slash and name.lower() == inside:
+            thought.append("".join(run))
+            inside, run = None, [after]
+        else:  # another tag inside a block is part of the reasoning
+            run += (f"<{slash}{name}>", after)
+    unclosed, status = "", "stripped"
+    if inside is None:
+        kept.append("".join(run))
+    else:
+        unclosed, status = "".join(run), "unclosed"
+        thought.append(unclosed)
+    reasoning = "\n\n".join(stripped for part in thought if (stripped := part.strip()))
+    return Reply(answer="".join(kept), reasoning=reasoning, status=status, unclosed=unclosed)
 
 
-class Fence(BaseModel):
+@dataclass(slots=True)
+class Fence:
     """A fenced code block. `line` is its first code line (1-based) in the text searched; `closed` is False
     for a final block that runs to the end (a cut-off reply)."""
 
@@ -130,11 +144,14 @@ def code_fences(text: str, languages: tuple[str, ...] | None = None) -> list[Fen
 
     for n, line in enumerate(text.splitlines(), start=1):
         if fence is None:
-            opened = _fence(line)
-            if opened is not None:
+            # most lines of a reply are prose: a fence needs ``` or ~~~ at its start, checked cheaply first
+            if ("```" in line or "~~~" in line) and (opened := _fence(line)) is not None:
                 fence, info = opened
                 lang = info.split()[0].lower() if info else ""
                 code, start = [], n + 1
+            continue
+        if fence not in line:  # neither a closing fence nor one glued to the code: a plain code line
+            code.append(line)
             continue
         stripped = line.strip()
         closing = _fence(line)

@@ -4,20 +4,27 @@ Streaming and non-streaming replies go through the same `ReplyAssembler`, fed ch
 at once, so the final ChatResponse is identical either way and the streamed deltas concatenate to
 exactly the final `text` and `reasoning`. Its output does not depend on where chunks are cut.
 
-Rules: `<think>...</think>` blocks in the answer text move to the reasoning (an unclosed block, a reply
-cut off by max_tokens, is reasoning to the end); outer whitespace of the answer and of each reasoning
-segment is dropped; reasoning segments (an API reasoning field, each think block, each thinking block)
-are joined by a blank line. A stray `</think>` with no opening tag is left in the text for the
-family's extractor to deal with, because here we cannot know it is stray until it is too late.
+Rules, the same as core.extraction.split_reasoning's (which family extractors use): blocks in the
+answer text tagged with one of REASONING_TAGS (`<think>`, `<thinking>`, `<reasoning>`, in any case; a
+block ends only at its own closing tag) move to the reasoning (an unclosed block, a reply cut off by
+max_tokens, is reasoning to the end); outer whitespace of the answer and of each reasoning segment is
+dropped; reasoning segments (an API reasoning field, each tagged block, each thinking block) are joined
+by a blank line. A stray closing tag with no opening tag is left in the text for the family's extractor
+to deal with, because here we cannot know it is stray until it is too late.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-OPEN = "<think>"
-CLOSE = "</think>"
+from core.extraction import REASONING_TAGS
+
 SEPARATOR = "\n\n"
+_FLAGS = re.IGNORECASE | re.ASCII  # as core.extraction.REASONING_TAG
+OPEN = re.compile(rf"<({'|'.join(REASONING_TAGS)})>", _FLAGS)
+CLOSE = {name: re.compile(rf"</{name}>", _FLAGS) for name in REASONING_TAGS}
+OPEN_TAGS = tuple(f"<{name}>" for name in REASONING_TAGS)
 
 Emit = Callable[[str, str], None]
 
@@ -62,7 +69,7 @@ class ReplyAssembler:
         self._reasoning: list[str] = []
         self._answer = _Stripper("text", self._emit)
         self._thought = _Stripper("reasoning", self._emit, SEPARATOR)
-        self._in_think = False
+        self._in_think: str | None = None  # the name of the open tagged block
         self._in_field_reasoning = False
         self._buf = ""  # unscanned answer text that may end in a partial tag
 
@@ -86,22 +93,24 @@ class ReplyAssembler:
             self._thought.end_segment()
 
     def content(self, chunk: str) -> None:
-        """Answer text, possibly containing <think> blocks."""
+        """Answer text, possibly containing tagged reasoning blocks."""
         if not chunk:
             return
         self.end_reasoning_block()
         self._buf += chunk
         while True:
-            tag = CLOSE if self._in_think else OPEN
-            i = self._buf.find(tag)
-            if i >= 0:
-                self._route(self._buf[:i])
-                self._buf = self._buf[i + len(tag) :]
-                if self._in_think:
+            name = self._in_think
+            found = (OPEN if name is None else CLOSE[name]).search(self._buf)
+            if found is not None:
+                self._route(self._buf[: found.start()])
+                self._buf = self._buf[found.end() :]
+                if name is None:
+                    self._in_think = found.group(1).lower()
+                else:
                     self._thought.end_segment()
-                self._in_think = not self._in_think
+                    self._in_think = None
                 continue
-            keep = _partial_tag_suffix(self._buf, tag)
+            keep = _partial_tag_suffix(self._buf, OPEN_TAGS if name is None else (f"</{name}>",))
             self._route(self._buf[: len(self._buf) - keep])
             self._buf = self._buf[len(self._buf) - keep :]
             return
@@ -119,10 +128,15 @@ class ReplyAssembler:
         return "".join(self._text), ("".join(self._reasoning) or None)
 
 
-def _partial_tag_suffix(s: str, tag: str) -> int:
-    """Length of the longest suffix of s that is a proper prefix of tag (a tag cut by a chunk boundary)."""
-    for n in range(min(len(s), len(tag) - 1), 0, -1):
-        if s.endswith(tag[:n]):
+def _partial_tag_suffix(s: str, tags: tuple[str, ...]) -> int:
+    """Length of the longest suffix of s that is, in any case, a proper prefix of one of the tags (a tag
+    cut by a chunk boundary). Holding back a little more than that is harmless: it is scanned again."""
+    longest = max(map(len, tags)) - 1
+    if "<" not in s[-longest:]:  # the common case, a chunk of prose: every tag starts with "<"
+        return 0
+    for n in range(min(len(s), longest), 0, -1):
+        tail = s[-n:].lower()
+        if any(len(tag) > n and tag.startswith(tail) for tag in tags):
             return n
     return 0
 

@@ -98,6 +98,9 @@ def test_redact():
         ("a < b and <thin ice>", "a < b and <thin ice>", None),
         ("text ending in a partial tag <thi", "text ending in a partial tag <thi", None),
         ("reasoning without opening</think>answer", "reasoning without opening</think>answer", None),
+        ("<Thinking>a</THINKING>x<reasoning>b</reasoning>y", "xy", "a\n\nb"),
+        ("<think>a</thinking>b</think>c", "c", "a</thinking>b"),  # a block ends at its own closing tag
+        ("text ending in a partial tag <reaso", "text ending in a partial tag <reaso", None),
     ],
 )
 def test_split_think(content, text, reasoning):
@@ -109,7 +112,8 @@ def test_field_reasoning_and_tags_combine():
 
 
 _pieces = st.lists(
-    st.sampled_from(["<think>", "</think>", "<", "think", ">", "/", " ", "\n", "a", "bc", "é", "🎉"]),
+    st.sampled_from(["<think>", "</think>", "<", "think", ">", "/", " ", "\n", "a", "bc", "é", "🎉",
+                     "<Thinking>", "</thinking>", "ing", "<REASONING>", "</reasoning>", "K", "\u212a"]),
     max_size=30,
 )
 

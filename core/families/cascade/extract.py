@@ -1,6 +1,7 @@
 """Extraction: the cascade in a model response, read from its structure and never executed.
 
-Steps: drop `<think>` reasoning; find the fenced Markdown code blocks; keep those that mention `replace`
+Steps: drop the reasoning (`<think>` blocks and the like: core.extraction.split_reasoning); find the
+fenced Markdown code blocks (core.extraction.code_fences); keep those that mention `replace`
 (a block of examples or a test printout is not an answer), or all blocks if none does; read the FIRST and
 the LAST of them into programs (paper §3.2 evaluates both). No code block at all is the typed failure
 "no_code_block" (or "no_answer_within_budget" for the baseline's reply when its work budget ran out).
@@ -10,7 +11,7 @@ Where we differ from the paper: §3.2 takes the literal first and last code bloc
 when no block does). A reply that ends with an example printout or opens with the examples restated
 would otherwise be scored on a block that is not an answer. So that a researcher can see when this rule
 made a difference, Answer.details records the choice in raw block indices (0-based, counting every
-fenced block of the reply after `<think>` removal):
+fenced block of the reply after the reasoning is removed):
     {"n_blocks": int, "first_block": i, "last_block": j,
      "literal_first_last": [0, n_blocks - 1], "filter_changed_choice": (i, j) != (0, n_blocks - 1)}
 (The released scorer reads only ```python blocks, the literal first and last; a reply whose only block
@@ -56,6 +57,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.extraction import Fence, code_fences, split_reasoning
 from core.families.cascade.answer import ERROR_WORDS
 from core.families.cascade.model import CascadeInstance
 from core.families.cascade.prompt import py_literal
@@ -72,10 +74,8 @@ from core.families.cascade.pytokens import (
 from core.families.cascade.released import parse_program_string
 from core.verdict import Answer
 
-__all__ = ["ERROR_WORDS", "MAX_PROGRAMS_KEPT", "NO_ANSWER_MARK", "extract", "find_code_blocks", "strip_think"]
+__all__ = ["ERROR_WORDS", "MAX_PROGRAMS_KEPT", "NO_ANSWER_MARK", "extract"]
 
-OPEN_THINK = "<think>"
-CLOSE_THINK = "</think>"
 MAX_PROGRAMS_KEPT = 1000  # K is at most a few dozen; more only costs memory
 MAX_BLOCK_CHARS = 200_000  # larger blocks are read line by line (linear, bounded per line)
 MAX_SOURCE_CHARS = 120
@@ -104,20 +104,21 @@ def extract(text: str, instance: CascadeInstance | None = None) -> Answer:
 def _extract(text: Any, instance: CascadeInstance | None) -> Answer:
     if not isinstance(text, str):
         return Answer.failure("not_text", "the response is not text")
-    body, think = strip_think(clean_unicode(text))
+    reply = split_reasoning(clean_unicode(text))
+    body, think = reply.answer, reply.status
     details: dict[str, Any] = {"think": think}
     if instance is not None:
         details["max_programs"] = instance.max_programs()
-    blocks = find_code_blocks(body)
+    blocks = code_fences(body)
     if not blocks:
         if NO_ANSWER_MARK in body:
             return Answer.failure("no_answer_within_budget", "the baseline found no cascade within its work budget",
                                   **details, n_blocks=0)
         hint = " (there are replace calls outside any code block)" if ".replace(" in body else ""
-        reason = " after removing the <think> reasoning" if think != "none" else ""
+        reason = " after removing the reasoning" if think != "none" else ""
         return Answer.failure("no_code_block", f"no Markdown code block in the response{reason}{hint}",
                               **details, n_blocks=0)
-    candidates = [b for b in blocks if "replace" in b["code"]] or blocks
+    candidates = [b for b in blocks if "replace" in b.code] or blocks
     first = parse_block(candidates[0])
     last = first if len(candidates) == 1 else parse_block(candidates[-1])
     details.update(block_choice(len(blocks), first["index"], last["index"]))
@@ -135,99 +136,11 @@ def block_choice(n_blocks: int, first: int, last: int) -> dict[str, Any]:
             "literal_first_last": literal, "filter_changed_choice": [first, last] != literal}
 
 
-# ---- reasoning and fences ------------------------------------------------------------------------
-def strip_think(text: str) -> tuple[str, str]:
-    """Remove `<think>` reasoning; returns (answer text, "none" | "stripped" | "unclosed").
-
-    Matches core.models.think: an unclosed block is reasoning to the end (a reply cut off while
-    thinking). A stray `</think>` means everything before it was reasoning (the opening tag was in
-    the prompt's chat template), so that text is dropped too.
-    """
-    if OPEN_THINK not in text and CLOSE_THINK not in text:
-        return text, "none"
-    kept: list[str] = []
-    i, status = 0, "stripped"
-    # next tag positions are cached so that many tags cost linear time, not quadratic
-    j_open, j_close = text.find(OPEN_THINK), text.find(CLOSE_THINK)
-    while True:
-        if 0 <= j_open < i:
-            j_open = text.find(OPEN_THINK, i)
-        if 0 <= j_close < i:
-            j_close = text.find(CLOSE_THINK, i)
-        if j_close >= 0 and (j_open < 0 or j_close < j_open):
-            kept.clear()  # stray close tag
-            i = j_close + len(CLOSE_THINK)
-            continue
-        if j_open < 0:
-            kept.append(text[i:])
-            break
-        kept.append(text[i:j_open])
-        if j_close < 0:
-            status = "unclosed"
-            break
-        i = j_close + len(CLOSE_THINK)  # j_close > j_open here: it ends this block
-    return "".join(kept), status
-
-
-def _fence(line: str) -> tuple[str, str] | None:
-    """(fence run, info string) when `line` opens or closes a fence (``` or ~~~, 3 or more)."""
-    stripped = line.strip()
-    if not stripped.startswith(("```", "~~~")):
-        return None
-    ch = stripped[0]
-    run = len(stripped) - len(stripped.lstrip(ch))
-    info = stripped[run:].strip()
-    if ch == "`" and "`" in info:  # CommonMark: a backtick fence's info string has no backtick
-        return None
-    return stripped[:run], info
-
-
-def find_code_blocks(text: str) -> list[BlockDict]:
-    """Fenced code blocks in order. A final unclosed block (a cut-off reply) runs to the end.
-
-    A closing fence glued to the last code line (`...)```) also closes the block: models do that.
-    """
-    blocks: list[BlockDict] = []
-    fence: str | None = None
-    code: list[str] = []
-    start, lang = 0, ""
-    for n, line in enumerate(text.splitlines(), start=1):
-        if fence is None:
-            # most lines of a reply are prose: a fence needs ``` or ~~~ at the start, checked cheaply first
-            if ("```" in line or "~~~" in line) and (opened := _fence(line)) is not None:
-                fence, info = opened
-                lang = info.split()[0].lower() if info else ""
-                code, start = [], n + 1
-            continue
-        if fence not in line:
-            code.append(line)
-            continue
-        stripped = line.strip()
-        closing = _fence(line)
-        if closing is not None and closing[0][0] == fence[0] and len(closing[0]) >= len(fence) and not closing[1]:
-            blocks.append(_block(len(blocks), lang, start, code, closed=True))
-            fence = None
-        elif stripped.endswith(fence) and not stripped.endswith(fence[0] + fence) and stripped != fence:
-            code.append(line.rstrip()[: -len(fence)])
-            blocks.append(_block(len(blocks), lang, start, code, closed=True))
-            fence = None
-        else:
-            code.append(line)
-    if fence is not None:
-        blocks.append(_block(len(blocks), lang, start, code, closed=False))
-    return blocks
-
-
-def _block(index: int, lang: str, start: int, code: list[str], closed: bool) -> BlockDict:
-    return {"index": index, "lang": lang, "line": start, "closed": closed, "code": "\n".join(code)}
-
-
-
 # ---- programs ------------------------------------------------------------------------------------
-def parse_block(block: BlockDict) -> BlockDict:
+def parse_block(block: Fence) -> BlockDict:
     """The block's programs (see the module docstring); the code itself is not kept."""
-    code: str = block["code"]
-    meta = {k: block[k] for k in ("index", "lang", "line", "closed")}
+    code = block.code
+    meta = {"index": block.index, "lang": block.lang, "line": block.line, "closed": block.closed}
     programs = _canonical_programs(code)
     mode = "block"
     if programs is not None:  # the canonical answer: statements only, nothing to sort out

@@ -1,7 +1,8 @@
 """Extraction: the import entries of a reply, read from its text (never compiled or run here).
 
 Rules, in order:
-1. `<think>...</think>` reasoning is dropped (an unclosed one: everything after it).
+1. The reasoning is dropped (core.extraction.split_reasoning: `<think>` blocks and the like; an unclosed
+   one: everything after it).
 2. Every `import a.b.C;` / `import static a.b.C.m;` / `import a.b.*;` anywhere in the reply counts:
    inside code fences, in prose, in backticks, several on one line. The semicolon may be missing at the
    end of a line. Entries are kept once, in order of appearance.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from core.extraction import split_reasoning
 from core.families.imports.model import ImportsAnswer
 from core.verdict import Answer
 
@@ -28,12 +30,6 @@ FQN_RE = re.compile(rf"(?<![\w.$/])([a-z][a-z0-9_$]*(?:\.{IDENT})+(?:\.\*)?)(?![
 NOT_FQN = re.compile(r"^(e\.g|i\.e|etc|vs)\b|\.(java|class|jar|xml|txt|md|html|json|properties)$", re.IGNORECASE)
 NOTHING_RE = re.compile(r"\b(no|none|nothing|zero)\b[^.\n]{0,40}\b(imports?|needed|required|necessary)\b|^\s*none\.?\s*$",
                         re.IGNORECASE | re.MULTILINE)
-
-
-def strip_think(text: str) -> str:
-    out = re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL)
-    cut = out.find("<think>")
-    return out[:cut] if cut >= 0 else out
 
 
 def _clean(entry: str) -> str:
@@ -50,7 +46,7 @@ def extract(text: str, instance: object = None) -> Answer:
 def _extract(text: str) -> Answer:
     if not isinstance(text, str):
         return Answer.failure("empty", "the reply is not text")
-    body = strip_think(text.replace("\x00", ""))[:MAX_CHARS]
+    body = split_reasoning(text.replace("\x00", "")).answer[:MAX_CHARS]
     if not body.strip():
         return Answer.failure("empty", "the reply is empty")
     entries: list[str] = []

@@ -1,9 +1,10 @@
 """Extract a True/False answer from free model text. Never raises; linear in the text's length.
 
-Cleaning: `<think>` blocks (an unclosed one runs to the end; text before a stray `</think>` is reasoning),
-code-fence markers and Markdown emphasis (`*`, backticks, `#`, `>`; not `_`, which joins words:
-`true_value` is an identifier, not an answer) are removed. A mention of True/False is *negated* when a
-negation comes just before it ("not True", "isn't True", "does not print True"). Then, in order:
+Cleaning: the reasoning (core.extraction.split_reasoning: `<think>` blocks and the like, an unclosed one
+running to the end, the text before a stray closing tag), code-fence markers and Markdown emphasis (`*`,
+backticks, `#`, `>`; not `_`, which joins words: `true_value` is an identifier, not an answer) are
+removed. A mention of True/False is *negated* when a negation comes just before it ("not True", "isn't
+True", "does not print True"). Then, in order:
 
 1. the whole reply is a bare answer (`True`, "false.", "**Answer:** True") -> that;
 2. strong evidence: answer statements ("answer is X", "Answer: X", "output: X", "prints X", "result is X",
@@ -25,10 +26,10 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 
+from core.extraction import split_reasoning
 from core.verdict import Answer
 
 WORD = r"(true|false)"
-_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
 _EMPHASIS = re.compile(r"[*`#>]+")
 _VALUE = re.compile(rf"\b{WORD}\b", re.IGNORECASE)
@@ -82,9 +83,7 @@ def _as_bool(word: str) -> bool:
 
 def clean(text: str) -> str:
     """Drop reasoning, fences and emphasis; keep the words."""
-    if "</think>" in text.lower() and "<think>" not in text.lower():
-        text = text[text.lower().rindex("</think>") + len("</think>"):]  # opening tag stripped upstream
-    text = _THINK_BLOCK.sub("\n", text)
+    text = split_reasoning(text).answer
     text = _FENCE.sub("\n", text)
     return _EMPHASIS.sub(" ", text)
 

@@ -1,4 +1,5 @@
-"""Extraction: the annotated program from a reply (code fences, prose around it, reasoning stripped).
+"""Extraction: the annotated program from a reply (code fences, prose around it, reasoning stripped: see
+core.extraction).
 
 The block chosen is the last fenced block that defines the task's function (replies often show the
 bare program first and the annotated one last); without fences, the text from the first annotation or
@@ -11,22 +12,32 @@ from __future__ import annotations
 
 import re
 
+from core.extraction import code_fences, split_reasoning
 from core.families.specs.csyntax import annotations, compare_code, function_names, parse
 from core.verdict import Answer
 
 MAX_REPLY = 200_000
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
-_FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n]*\n(.*?)```", re.S)
 _ANNOT = re.compile(r"/\*@|//@")
 _START = re.compile(r"^\s*(/\*@|//@|#include|(?:static\s+)?(?:const\s+)?(?:unsigned\s+)?(?:int|void|char|long|short|_Bool)\b)",
                     re.M)
 
 
 def candidates(text: str) -> list[str]:
-    body = _THINK.sub("", text)
-    if "<think>" in body.lower():  # an unterminated reasoning block: keep what follows it, if anything
-        body = body[body.lower().rfind("<think>"):]
-    blocks = [m.group(2) for m in _FENCE.finditer(body)]
+    """The programs a reply offers, last one likeliest; the reasoning is not read (but see below)."""
+    reply = split_reasoning(text)
+    found = _programs(reply.answer)
+    if not found and reply.status == "unclosed":
+        # Unlike the other families, a reply cut off while thinking (max_tokens) is read inside its
+        # unclosed block when it has nothing after it: reasoning models draft the whole annotated
+        # program there, and that draft is what the budget bought; it still has to keep the task's code
+        # and pass the provers, so this reports what was written instead of a bare "no_code".
+        found = _programs(reply.unclosed)
+    return found
+
+
+def _programs(body: str) -> list[str]:
+    # an unclosed last fence (a program cut off) is no block; with no other block, it is read as bare code
+    blocks = [fence.code for fence in code_fences(body) if fence.closed]
     if blocks:
         return blocks
     starts = [m.start() for m in (_START.search(body), _ANNOT.search(body)) if m is not None]

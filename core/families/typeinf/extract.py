@@ -1,8 +1,9 @@
 """Pulling a type signature out of a model's reply (TF-Bench Appendix C, and beyond).
 
-Reasoning blocks (`<think>`, `<reasoning>`) are dropped, Markdown fences unwrapped (the last fenced block
-that holds a signature wins), the signature taken with or without the `name ::` hook, a signature split
-over several lines joined, trailing prose and comments ignored, an explicit `forall` accepted.
+Reasoning blocks (`<think>`, `<thinking>`, `<reasoning>`: core.extraction.split_reasoning) are dropped,
+Markdown fences unwrapped (core.extraction.code_fences; the last fenced block that holds a signature
+wins), the signature taken with or without the `name ::` hook, a signature split over several lines
+joined, trailing prose and comments ignored, an explicit `forall` accepted.
 `String`/`[Char]` need no rewriting here: the checker expands synonyms both ways. Never raises.
 
 Answer.value = {"name": the name before `::` (or None), "type": the type text, "signature": "name ::
@@ -14,27 +15,18 @@ from __future__ import annotations
 
 import re
 
+from core.extraction import code_fences, split_reasoning
 from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
 from core.verdict import Answer
 
 MAX_CHARS = 200_000
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
-_OPEN_THINK = re.compile(r"^.*?</(think|thinking|reasoning)>", re.S | re.I)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
 _PROSE_CUT = re.compile(r"(\s--.*$)|(\s+(?:where|which|because|since|here|that is|i\.e\.)\b.*$)|(\.\s+[A-Z].*$)|(\.\s*$)",
                         re.I)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
-def _strip_reasoning(text: str) -> str:
-    text = _THINK.sub("", text)
-    if re.search(r"</(think|thinking|reasoning)>", text, re.I):
-        text = _OPEN_THINK.sub("", text)
-    return text
-
-
 def _candidate_blocks(text: str) -> list[str]:
-    blocks = [m.group(2) for m in _FENCE.finditer(text)]
+    blocks = [fence.code for fence in code_fences(text)]
     with_sig = [b for b in blocks if "::" in b or "->" in b]
     if with_sig:
         return [with_sig[-1], *reversed(with_sig[:-1])]
@@ -130,7 +122,7 @@ def _extract(text: str, instance: object | None) -> Answer:
         return Answer.failure("empty", "no reply")
     if len(text) > MAX_CHARS:
         text = text[-MAX_CHARS:]
-    body = _strip_reasoning(text).replace("\r\n", "\n").strip()
+    body = split_reasoning(text).answer.replace("\r\n", "\n").strip()
     if not body:
         return Answer.failure("empty", "the reply is empty (after removing reasoning)")
     wanted = getattr(instance, "name", None)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.families.cascade.extract import MAX_PROGRAMS_KEPT, extract, find_code_blocks, strip_think
+from core.families.cascade.extract import MAX_PROGRAMS_KEPT, extract
 from core.verdict import Answer
 
 
@@ -180,32 +180,6 @@ def test_think_block_is_dropped_before_choosing_first_and_last() -> None:
     text = "<think>" + block('s = s.replace("z", "y")') + "</think>" + block('s = s.replace("a", "b")')
     answer = extract(text)
     assert pairs(answer, "first") == [("a", "b")] == pairs(answer, "last")
-
-
-@pytest.mark.parametrize(
-    ("text", "kept", "status"),
-    [
-        ("plain", "plain", "none"),
-        ("a<think>b</think>c<think>d</think>e", "ace", "stripped"),
-        ("reasoning</think>answer", "answer", "stripped"),
-        ("x<think>cut off", "x", "unclosed"),
-        ("a</think>b<think>c</think>d</think>e", "e", "stripped"),
-    ],
-)
-def test_strip_think(text: str, kept: str, status: str) -> None:
-    assert strip_think(text) == (kept, status)
-
-
-def test_many_think_tags_strip_in_linear_time() -> None:
-    body, status = strip_think("</think>" * 200_000 + "tail")
-    assert (body, status) == ("tail", "stripped")
-    body, status = strip_think("<think></think>x" * 100_000)
-    assert body == "x" * 100_000
-
-
-def test_find_code_blocks_reports_language_and_line() -> None:
-    blocks = find_code_blocks("intro\n```Python title\ncode\n```\n~~~~\nmore\n~~~~")
-    assert [(b["lang"], b["line"], b["code"]) for b in blocks] == [("python", 3, "code"), ("", 6, "more")]
 
 
 # ---- never raises ----------------------------------------------------------------------------------

@@ -24,6 +24,17 @@ def test_bare_reply_with_prose_and_reasoning():
     assert answer.ok and "\\false" not in answer.value["annotated"]
 
 
+def test_a_reply_cut_off_while_thinking_is_read_inside_its_unclosed_block():
+    draft = "<think>Let me annotate it.\n```c\n" + INST.reference() + "```\nNow let me check the loop"
+    answer = extract(draft, INST)
+    assert answer.ok and answer.value["annotations"] == 1
+    # but an answer given before the reasoning was cut off comes first
+    first = "```c\n" + INST.code + "```\n" + draft
+    assert extract(first, INST).error == "no_annotations"
+    # and a closed block is never read
+    assert extract(draft.replace("Now let me", "</think>Could not"), INST).error == "no_code"
+
+
 def test_layout_and_comments_do_not_count_as_edits():
     squashed = INST.reference().replace("  if (a >= b) {", "  // the larger one\n  if (a>=b){")
     answer = extract("```c\n#include <limits.h>\n" + squashed + "```", INST)
