@@ -170,15 +170,11 @@ def test_report_user_errors(toy, log_db, args: list[str], message: str) -> None:
 @pytest.mark.parametrize("family_id", sorted(all_families()))
 def test_every_family_reports_and_plots(family_id: str, log_db, tmp_path) -> None:
     family = all_families()[family_id]
-    try:
-        name = sorted(family.presets())[0]
-        family.generate_one(family.resolve_params(name), 0, 0)
-    except ModuleNotFoundError as exc:  # a family that has not fully landed in this checkout yet
-        pytest.skip(f"{family_id} cannot generate yet: {exc}")
-    write_snapshot(log_db, family, "s", 6)
+    # three instances: enough for a per-feature breakdown; specs verifies each with WP and its mutants
+    write_snapshot(log_db, family, "s", 3)
     run_id = _run(log_db, "oracle")
     report = _report(run_id)
-    assert report["counts"]["correct"] == 6 and set(report["metrics"]["by"]) == set(family.features)
+    assert report["counts"]["correct"] == 3 and set(report["metrics"]["by"]) == set(family.features)
     png = tmp_path / "p.png"
     result = run_cli("report", run_id, "--plot", "--png", str(png))
     assert result.exit_code == 0 and f"accuracy by {family.features[0]}" in result.stdout
