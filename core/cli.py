@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,11 +17,9 @@ from typing import Any, TextIO
 
 import click
 
-from core.canonical import json_line
 from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params
 from core.errors import UserError
 from core.family import all_families, get_family
-from core.jsonl import load_answers, load_instances, write_jsonl
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
 
 # Modules that add more verbs to the group (runs, reports, models); absent ones are skipped.
@@ -66,7 +63,18 @@ class SembenchGroup(click.Group):
             name = exc.ctx.command_path if exc.ctx is not None else "sembench"
             click.echo(f"error: {name}: {_redacted(exc.format_message())}", err=True)
             ctx.exit(2)
-        except sqlite3.Error as exc:
+        except KeyboardInterrupt:  # SIGINT, or SIGTERM where a verb installed core.runner.stop's handlers
+            click.echo("error: interrupted", err=True)
+            ctx.exit(130)
+        except BrokenPipeError:
+            sys.stderr.close()
+            ctx.exit(0)
+        except Exception as exc:
+            # sqlite3 is not imported at start-up (`--help` does not need it): an sqlite3.Error can only
+            # come from a verb that imported it.
+            sqlite3 = sys.modules.get("sqlite3")
+            if sqlite3 is None or not isinstance(exc, sqlite3.Error):
+                raise
             # A fault the store did not place (a page damaged mid-file, a lock held past the wait):
             # one line naming the log database and what to do.
             from core.paths import default_log_db
@@ -75,12 +83,6 @@ class SembenchGroup(click.Group):
             path = (ctx.obj or {}).get("db") or default_log_db()
             click.echo(f"error: {_redacted(str(db_fault(path, exc)))}", err=True)
             ctx.exit(2)
-        except KeyboardInterrupt:  # SIGINT, or SIGTERM where a verb installed core.runner.stop's handlers
-            click.echo("error: interrupted", err=True)
-            ctx.exit(130)
-        except BrokenPipeError:
-            sys.stderr.close()
-            ctx.exit(0)
 
 
 @click.group(cls=SembenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -158,15 +160,18 @@ def _fmt(value: Any) -> str:
 @FORMAT
 def families(fmt: str) -> None:
     """List families and their presets."""
+    from core.family_summary import summaries
+
     rows = []
-    for fam in all_families().values():
-        presets = fam.presets()
+    families = list(all_families().values())
+    # presets and solvers from a cache kept up to date with the code: computing them costs pydantic,
+    # the models and the corpora, hundreds of ms (core.family_summary)
+    for fam, summary in zip(families, summaries(families), strict=True):
         rows.append({
             "family": fam.id, "title": fam.title, "citation": fam.citation.model_dump(),
-            "features": list(fam.features), "styles": list(fam.prompt_styles), "solvers": sorted(fam.local_solvers()),
+            "features": list(fam.features), "styles": list(fam.prompt_styles), "solvers": summary["solvers"],
             "requires": [{"tool": t.executable, "package": t.package, "installed": t.available()} for t in fam.requires],
-            "presets": [{"name": p.name, "count": p.count, "bundled": p.bundled, "description": p.description}
-                        for p in presets.values()],
+            "presets": summary["presets"],
         })
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
@@ -237,6 +242,8 @@ OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), hel
 @OUT
 def prompt(family_id: str, instances_path: Path, style: str | None, out: Path | None) -> None:
     """Render prompts as JSONL: {"id", "style", "messages", "completion"}."""
+    from core.jsonl import load_instances, write_jsonl
+
     fam = get_family(family_id)
     style = style or fam.prompt_styles[0]
     if style not in fam.prompt_styles:
@@ -262,6 +269,8 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
     """Answer instances with a solver; writes {"id", "response"} JSONL (errors recorded, not raised)."""
     import asyncio  # here, not at the top: asyncio (ssl, concurrent.futures) is ~20 ms of every start-up
 
+    from core.canonical import json_line
+    from core.jsonl import load_instances
     from core.models import secrets
     from core.models.config import known_secrets
     from core.solvers import is_model_spec, make_solver
@@ -305,6 +314,8 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
 @FORMAT
 def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str) -> None:
     """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics."""
+    from core.jsonl import load_answers, load_instances, write_jsonl
+
     fam = get_family(family_id)
     instances = {inst.id: inst for inst in load_instances(fam, instances_path)}
     answers = load_answers(answers_path)
@@ -379,6 +390,8 @@ def _print_metrics(report: dict[str, Any], fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def trace(family_id: str, instances_path: Path, instance_id: str, answer: str | None, fmt: str) -> None:
     """Print the steps of how an instance (or an answer to it) computes."""
+    from core.jsonl import load_instances
+
     fam = get_family(family_id)
     found = [inst for inst in load_instances(fam, instances_path) if inst.id == instance_id]
     if not found:
@@ -445,6 +458,8 @@ def snapshot_build(out: Path | None, only: tuple[str, ...]) -> None:
 @click.pass_context
 def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
     """Write a snapshot's instances as JSONL."""
+    from core.jsonl import write_jsonl
+
     ws = _workspace(ctx)
     store = ws.store_for(name)
     with _output(out) as handle:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from pydantic import ValidationError
 
 from core.errors import UserError
 from core.limits import (
@@ -91,6 +90,8 @@ SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "sample_seed", "stop", "r
 
 def sampling_params(**kwargs: Any) -> Any:
     """A SamplingParams from the options above (pass the click kwargs; unknown keys are ignored)."""
+    from pydantic import ValidationError
+
     from core.models.base import SamplingParams
 
     values = {("seed" if k == "sample_seed" else k): kwargs.get(k) for k in SAMPLING_KEYS}

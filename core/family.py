@@ -17,19 +17,20 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
-
 from core.errors import UserError
-from core.instance import Instance, Preset
 
 if TYPE_CHECKING:
-    # Only in annotations: importing them (and building their models) is not on the start-up path.
+    # Only in annotations: pydantic and the models are not on the start-up path (`sembench --help` and
+    # `sembench families` never import them; tests/engine/test_startup_imports.py checks it).
+    from pydantic import BaseModel
+
+    from core.instance import Instance, Preset
     from core.tools import Tool
     from core.trace import Prompt, Trace
     from core.verdict import Answer, Verdict
 
-MetricRow = tuple[Instance, "Verdict"]
-LocalSolver = Callable[[Instance, float], str]  # (instance, budget in s) -> raw response text
+MetricRow = tuple["Instance", "Verdict"]
+LocalSolver = Callable[["Instance", float], str]  # (instance, budget in s) -> raw response text
 EXTRA_FAMILIES_ENV = "SEMBENCH_FAMILIES"
 
 
@@ -50,6 +51,20 @@ class Citation:
 
     def model_dump(self) -> dict[str, str]:
         return asdict(self)
+
+
+def _import_target(target: str, package: str) -> Any:
+    """The object named by "module:attr" (a leading dot in module is relative to `package`)."""
+    module_name, attr = target.split(":", 1)
+    if module_name.startswith("."):
+        module_name = package + module_name
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def _instance_class() -> type[Instance]:
+    from core.instance import Instance
+
+    return Instance
 
 
 class Hook:
@@ -76,10 +91,7 @@ class Hook:
 
     def resolve(self) -> Any:
         if self._resolved is None:
-            module_name, attr = self.target.split(":", 1)
-            if module_name.startswith("."):
-                module_name = self._package + module_name
-            self._resolved = getattr(importlib.import_module(module_name), attr)
+            self._resolved = _import_target(self.target, self._package)
         return self._resolved
 
     def __get__(self, family: Family | None, owner: type | None = None) -> Any:
@@ -91,10 +103,11 @@ class Hook:
         if not self.cast:
             return target
         cast = family.cast
+        instance = _instance_class()
 
         def bound(*args: Any, **kwargs: Any) -> Any:
-            args = tuple(cast(a) if isinstance(a, Instance) else a for a in args)
-            kwargs = {k: cast(v) if isinstance(v, Instance) else v for k, v in kwargs.items()}
+            args = tuple(cast(a) if isinstance(a, instance) else a for a in args)
+            kwargs = {k: cast(v) if isinstance(v, instance) else v for k, v in kwargs.items()}
             return target(*args, **kwargs)
 
         bound.__name__ = self.name
@@ -107,6 +120,33 @@ def hook(target: str, *, cast: bool = True) -> Any:
     return Hook(target, cast=cast)
 
 
+class Lazy:
+    """A class attribute (a model class: `instance_model`, `params_model`...) named as "module:attr" and
+    imported on first access, from the class or an instance; readers see the class itself. Families name
+    their pydantic models this way so that importing a family (to list it, or for `--help`) imports no
+    pydantic. A leading dot is relative to the declaring class's package, as for `hook`."""
+
+    def __init__(self, target: str) -> None:
+        if ":" not in target:
+            raise ValueError(f"lazy target must look like 'module:name', got {target!r}")
+        self.target = target
+        self._package = ""
+        self._resolved: Any = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._package = owner.__module__
+
+    def __get__(self, family: Family | None, owner: type | None = None) -> Any:
+        if self._resolved is None:
+            self._resolved = _import_target(self.target, self._package)
+        return self._resolved
+
+
+def lazy(target: str) -> Any:
+    """Declare a class attribute imported on first use (see `Lazy`)."""
+    return Lazy(target)
+
+
 class Family:
     """One benchmark family. Subclasses set the class attributes and provide the methods (usually as
     hooks). Methods left out raise NotImplementedError naming the family, so a half-written family
@@ -115,7 +155,8 @@ class Family:
     id: ClassVar[str]
     title: ClassVar[str]
     citation: ClassVar[Citation]
-    instance_model: ClassVar[type[Instance]] = Instance
+    # Models are named lazily (`lazy(".model:MyInstance")`); a class assigned directly works too.
+    instance_model: ClassVar[type[Instance]] = lazy("core.instance:Instance")
     params_model: ClassVar[type[BaseModel]]
     # The pydantic model of `Answer.value` and of `TraceStep.data` (documentation and parsing for views).
     answer_model: ClassVar[type[BaseModel] | None] = None
@@ -151,10 +192,7 @@ class Family:
 
     def command(self, verb: str) -> Any:
         """The click command behind one of `commands`."""
-        module_name, attr = self.commands[verb].split(":", 1)
-        if module_name.startswith("."):
-            module_name = type(self).__module__ + module_name
-        return getattr(importlib.import_module(module_name), attr)
+        return _import_target(self.commands[verb], type(self).__module__)
 
     def _missing(self, what: str) -> NotImplementedError:
         return NotImplementedError(f"family '{self.id}' does not provide {what}")
@@ -184,6 +222,8 @@ class Family:
             if key not in fields:
                 raise UserError(f"unknown parameter '{key}' for family '{self.id}' (known: {', '.join(fields)})")
             base[key] = value
+        from pydantic import ValidationError
+
         try:
             return self.params_model.model_validate(base).model_dump(mode="json")
         except ValidationError as exc:

@@ -9,13 +9,32 @@ service, a GHCi session) are `Helper`s: restarted when they die, every request b
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from core.tools.cache import ToolCache, cache_key, configure, current
 from core.tools.declare import Tool
-from core.tools.helper import Helper, HelperError, HelperPool, HelperTimeout
-from core.tools.process import ToolResult, execute
+
+if TYPE_CHECKING:
+    from core.tools.cache import ToolCache, configure, current
+    from core.tools.helper import Helper, HelperError, HelperPool, HelperTimeout
+    from core.tools.process import ToolResult
+
+# Families declare their tools at import (`Tool` only); running them (the cache, helpers, processes) is
+# imported on first use, so listing families and `sembench --help` do not pay for it.
+_LAZY = {"ToolCache": "cache", "cache_key": "cache", "configure": "cache", "current": "cache", "Helper": "helper",
+         "HelperError": "helper", "HelperPool": "helper", "HelperTimeout": "helper", "ToolResult": "process",
+         "execute": "process"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["Helper", "HelperError", "HelperPool", "HelperTimeout", "Tool", "ToolCache", "ToolResult",
            "configure", "current", "require", "run"]
@@ -50,6 +69,9 @@ def run(
     `workdir` (a directory the caller owns, e.g. holding a prebuilt library) disables the cache, since
     its contents are not part of the key.
     """
+    from core.tools.cache import ToolCache, cache_key, current
+    from core.tools.process import execute
+
     executable = tool.require()
     argv = [executable, *args]
     store: ToolCache | None = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import threading
 from dataclasses import dataclass, field
 
@@ -49,6 +48,8 @@ class Tool:
             if self.name in _VERSIONS:
                 return _VERSIONS[self.name]
         path = self.require()
+        import subprocess  # here: declaring tools (every family, at start-up) does not need it
+
         try:
             done = subprocess.run([path, *self.version_args], capture_output=True, text=True, timeout=60,
                                   errors="replace")

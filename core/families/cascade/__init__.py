@@ -6,9 +6,7 @@ baseline, relations); this class only names them.
 
 from __future__ import annotations
 
-from core.families.cascade.answer import CascadeAnswer, RuleStep
-from core.families.cascade.model import CascadeInstance, CascadeParams
-from core.family import Citation, Family, hook, register
+from core.family import Citation, Family, hook, lazy, register
 
 
 @register
@@ -22,10 +20,10 @@ class CascadeFamily(Family):
         venue="arXiv:2505.23126 (2025)",
         url="https://arxiv.org/abs/2505.23126",
     )
-    instance_model = CascadeInstance
-    params_model = CascadeParams
-    answer_model = CascadeAnswer
-    step_model = RuleStep
+    instance_model = lazy(".model:CascadeInstance")
+    params_model = lazy(".model:CascadeParams")
+    answer_model = lazy(".answer:CascadeAnswer")
+    step_model = lazy(".answer:RuleStep")
     # `category` is the released detector's (the benchmark's categories), `category_exact` the exact
     # count-based classifier's; the four relation flags are the released detector's
     features = ("cascade_length", "category", "category_exact", "feeding", "bleeding", "counter_feeding",

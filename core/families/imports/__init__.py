@@ -7,9 +7,8 @@ baseline, transform, ddmin, trace, folder, compiler, cli); this class only names
 
 from __future__ import annotations
 
-from core.families.imports.model import ImportsAnswer, ImportsInstance, ImportsParams, ImportsStep
 from core.families.imports.tools import JAVA, JAVAC
-from core.family import Citation, Family, hook, register
+from core.family import Citation, Family, hook, lazy, register
 
 
 @register
@@ -22,10 +21,10 @@ class ImportsFamily(Family):
         venue="arXiv:2503.04076 (2025)",
         url="https://arxiv.org/abs/2503.04076",
     )
-    instance_model = ImportsInstance
-    params_model = ImportsParams
-    answer_model = ImportsAnswer
-    step_model = ImportsStep
+    instance_model = lazy(".model:ImportsInstance")
+    params_model = lazy(".model:ImportsParams")
+    answer_model = lazy(".model:ImportsAnswer")
+    step_model = lazy(".model:ImportsStep")
     features = ("library", "n_types", "n_ambiguous", "statements", "chain_depth", "transform")
     prompt_styles = ("chat",)
     requires = (JAVAC, JAVA)

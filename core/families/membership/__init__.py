@@ -6,9 +6,7 @@ verify, trace, metrics, baseline); this class only names them.
 
 from __future__ import annotations
 
-from core.families.membership.answer import MembershipAnswer, MembershipStep
-from core.families.membership.model import MembershipInstance, MembershipParams
-from core.family import Citation, Family, hook, register
+from core.family import Citation, Family, hook, lazy, register
 
 
 @register
@@ -22,10 +20,10 @@ class MembershipFamily(Family):
         venue="ICLR 2025 submission",
         url="https://openreview.net/forum?id=mHx8JFURtn",
     )
-    instance_model = MembershipInstance
-    params_model = MembershipParams
-    answer_model = MembershipAnswer
-    step_model = MembershipStep
+    instance_model = lazy(".model:MembershipInstance")
+    params_model = lazy(".model:MembershipParams")
+    answer_model = lazy(".answer:MembershipAnswer")
+    step_model = lazy(".answer:MembershipStep")
     features = ("depth", "I", "N_max", "b", "N_T", "label")
     spoiler_features = ("label",)  # the label is the answer
     prompt_styles = ("chat", "completion")

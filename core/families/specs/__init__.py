@@ -7,9 +7,8 @@ Nothing heavy is imported here: tree-sitter and the tools load on first use.
 
 from __future__ import annotations
 
-from core.families.specs.model import GoalStep, SpecsAnswer, SpecsInstance, SpecsParams
 from core.families.specs.tools import REQUIRED
-from core.family import Citation, Family, hook, register
+from core.family import Citation, Family, hook, lazy, register
 
 
 @register
@@ -23,10 +22,10 @@ class SpecsFamily(Family):
         venue="ACL 2025 (Long Papers); arXiv:2503.04779",
         url="https://arxiv.org/abs/2503.04779",
     )
-    instance_model = SpecsInstance
-    params_model = SpecsParams
-    answer_model = SpecsAnswer
-    step_model = GoalStep
+    instance_model = lazy(".model:SpecsInstance")
+    params_model = lazy(".model:SpecsParams")
+    answer_model = lazy(".model:SpecsAnswer")
+    step_model = lazy(".model:GoalStep")
     features = ("control_flow", "loops", "transformation")
     prompt_styles = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most")
     requires = REQUIRED

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -19,6 +18,8 @@ import click
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), help="write the rounds as JSONL here")
 def repair_command(instances_path: str, solver: str, rounds: int, style: str, limit: int, out_path: str | None) -> None:
     """Self-repair: ask, verify, feed the failure back, for up to --rounds repairs per instance."""
+    import asyncio  # here, not at the top: `sembench --help` imports this module for the verb's help
+
     from core.families.specs.model import SpecsInstance
     from core.families.specs.prompt import render_prompt
     from core.families.specs.repair import self_repair

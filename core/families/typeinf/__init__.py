@@ -7,9 +7,8 @@ only names them.
 
 from __future__ import annotations
 
-from core.families.typeinf.model import DerivationStep, SignatureAnswer, TypeinfInstance, TypeinfParams
 from core.families.typeinf.tools import GHC
-from core.family import Citation, Family, hook, register
+from core.family import Citation, Family, hook, lazy, register
 
 
 @register
@@ -22,10 +21,10 @@ class TypeinfFamily(Family):
         venue="NeurIPS 2025 Datasets and Benchmarks Track (arXiv:2509.23686)",
         url="https://arxiv.org/abs/2509.23686",
     )
-    instance_model = TypeinfInstance
-    params_model = TypeinfParams
-    answer_model = SignatureAnswer
-    step_model = DerivationStep
+    instance_model = lazy(".model:TypeinfInstance")
+    params_model = lazy(".model:TypeinfParams")
+    answer_model = lazy(".model:SignatureAnswer")
+    step_model = lazy(".model:DerivationStep")
     features = ("poly_type", "variant", "source", "equations", "n_deps")
     prompt_styles = ("chat", "completion")
     requires = (GHC,)
