@@ -55,7 +55,7 @@ def main_function(text: str) -> str | None:
     return (roots or contracted)[-1]
 
 
-def import_file(path: Path, parse_check: bool = True) -> SpecsInstance:
+def import_file(path: Path, parse_check: bool = True, root: Path | None = None) -> SpecsInstance:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -64,7 +64,9 @@ def import_file(path: Path, parse_check: bool = True) -> SpecsInstance:
     if function is None:
         raise UserError(f"{path}: no function definition found")
     meta = {"control_flow": control_flow(text, function), "loops": loop_count(text, function),
-            "program": path.stem, "transformation": "none", "source": path.name,
+            "program": path.stem, "transformation": "none",
+            # the path inside the imported folder: two files with the same text keep two ids
+            "source": path.relative_to(root).as_posix() if root is not None else path.name,
             "annotations": len(annotations(text))}
     if parse_check:
         from core.families.specs.verify import wp
@@ -89,4 +91,4 @@ def import_files(path: object) -> list[SpecsInstance] | None:
             return None
     else:
         return None
-    return [import_file(f) for f in files]
+    return [import_file(f, root=p if p.is_dir() else None) for f in files]

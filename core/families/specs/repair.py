@@ -13,7 +13,7 @@ from core.families.specs.model import SpecsInstance
 from core.families.specs.prompt import sections
 from core.families.specs.verify import verify
 from core.trace import Prompt
-from core.verdict import Verdict
+from core.verdict import Answer, Verdict
 
 GUIDANCE = {
     "SyntaxError": "To resolve the syntax error: 1. find whether it is a C or an ACSL syntax issue; 2. look at the "
@@ -80,10 +80,15 @@ def repair_prompt(instance: SpecsInstance, current: str, verdict: Verdict) -> Pr
                                             {"role": "user", "content": user}])
 
 
+OnRound = Callable[[RepairRound, Answer, Verdict], bool]
+
+
 def self_repair(instance: SpecsInstance, solve: Callable[[Prompt], str], first_prompt: Prompt | None = None,
-                rounds: int = 3, verify_fn: Callable[..., Verdict] = verify) -> list[RepairRound]:
+                rounds: int = 3, verify_fn: Callable[..., Verdict] = verify,
+                on_round: OnRound | None = None) -> list[RepairRound]:
     """Round 0 answers the task prompt; each later round answers a repair prompt built from the previous
-    round's verdict, until one verifies or `rounds` repairs were tried."""
+    round's verdict, until one verifies or `rounds` repairs were tried. `on_round` sees each round as it
+    is verified (the CLI records it as an attempt) and may stop the loop by returning False."""
     from core.families.specs.prompt import render_prompt
 
     prompt = first_prompt or render_prompt(instance, "few-shot")
@@ -92,10 +97,13 @@ def self_repair(instance: SpecsInstance, solve: Callable[[Prompt], str], first_p
         response = solve(prompt)
         answer = extract(response, instance)
         verdict = verify_fn(instance, answer)
-        out.append(RepairRound(round=k, prompt=prompt, response=response, status=verdict.status,
-                               category=str(verdict.details.get("category", "")), correct=verdict.correct,
-                               previous=k - 1 if k else None,
-                               verdict=verdict.model_dump(mode="json", include={"status", "explanation", "details"})))
+        this = RepairRound(round=k, prompt=prompt, response=response, status=verdict.status,
+                           category=str(verdict.details.get("category", "")), correct=verdict.correct,
+                           previous=k - 1 if k else None,
+                           verdict=verdict.model_dump(mode="json", include={"status", "explanation", "details"}))
+        out.append(this)
+        if on_round is not None and on_round(this, answer, verdict) is False:
+            break
         if verdict.correct:
             break
         current = answer.value["annotated"] if answer.ok else (answer.details.get("annotated") or response)

@@ -34,3 +34,14 @@ def test_imported_reference_verifies_with_its_main_harness():
     inst = next(i for i in fam.import_files(FIXTURES) if i.meta["source"] == "binary_search.c")
     answer, verdict = fam.check(inst, fam.oracle_response(inst))
     assert answer.ok and verdict.correct, verdict.explanation
+
+
+@pytest.mark.framac
+def test_the_same_file_twice_in_a_folder_keeps_two_ids(tmp_path):
+    """Collections copy a program into several folders: each copy is its own instance, named by its path."""
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "binary_search.c").write_text((FIXTURES / "binary_search.c").read_text())
+    instances = get_family("specs").import_files(tmp_path)
+    assert sorted(i.meta["source"] for i in instances) == ["a/binary_search.c", "b/binary_search.c"]
+    assert len({i.id for i in instances}) == 2
