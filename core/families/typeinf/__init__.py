@@ -16,7 +16,7 @@ class TypeinfFamily(Family):
     id = "typeinf"
     title = "Haskell type inference (TF-Bench)"
     citation = Citation(
-        title="Evaluating Program Semantics Reasoning with Type Inference in System F",
+        title="TF-Bench: Evaluating Program Semantics Reasoning with Type Inference in System F",
         authors="Yifeng He, Luning Yang, Christopher Castro Gaw Gonzalo, Hao Chen",
         venue="NeurIPS 2025 Datasets and Benchmarks Track (arXiv:2509.23686)",
         url="https://arxiv.org/abs/2509.23686",
