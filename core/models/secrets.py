@@ -40,6 +40,8 @@ STANDARD_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 _lock = threading.Lock()
 _registered: set[str] = set()
+# known()'s last answer, keyed by what it depends on: it runs for every stored row and every reply.
+_known_memo: dict[str, Any] = {"key": None, "value": ()}
 
 
 def is_secret(key: str | None) -> bool:
@@ -60,10 +62,17 @@ def register(key: str | None) -> None:
 
 def known() -> tuple[str, ...]:
     """Every secret this process knows: registered keys and those in the standard variables now."""
+    env = tuple(os.environ.get(var, "") for var in STANDARD_KEY_VARS)
     with _lock:
+        memo_key = (len(_registered), env)  # keys are only ever added, so the count tells a change
+        if _known_memo["key"] == memo_key:
+            return _known_memo["value"]  # type: ignore[no-any-return]
         found = set(_registered)
-    found.update(k.strip() for var in STANDARD_KEY_VARS if is_secret(k := os.environ.get(var, "")))
-    return tuple(sorted(found, key=len, reverse=True))
+    found.update(k.strip() for k in env if is_secret(k))
+    value = tuple(sorted(found, key=len, reverse=True))
+    with _lock:
+        _known_memo.update(key=memo_key, value=value)
+    return value
 
 
 def _spans(text: str, key: str) -> list[tuple[int, int]]:

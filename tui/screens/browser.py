@@ -40,6 +40,7 @@ from tui.data import (
     summary_for,
     unknown_keys,
 )
+from tui.heap import settle
 from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
 from tui.widgets.table import VirtualTable
@@ -139,6 +140,7 @@ class BrowserScreen(SembenchScreen):
         elif message.summary is not None:
             self.app.summary = message.summary
             self.app.summary_marker = message.marker
+            settle()
             self._fill_solvers()
             self._apply_summary()
         elif self.app.summary is not None and self.table is not None:
@@ -240,6 +242,7 @@ class BrowserScreen(SembenchScreen):
         if self.sort_column not in table.columns:
             self.sort_column, self.sort_reverse = None, False
         self.apply()
+        settle()  # the table lives while it is shown: keep it out of every later full collection
 
     # -- filtering and sorting -------------------------------------------------------------------
     @property
