@@ -101,6 +101,10 @@ def new_run_id() -> str:
 
 def config_of(run: dict[str, Any]) -> RunConfig:
     opts = run["options"]
+    recorder = opts.get("recorded_by")
+    if recorder:  # e.g. specs-repair: its samples are repair rounds, which `run` cannot continue
+        raise UserError(f"run '{run['id']}' was recorded by `sembench {recorder}` and cannot be resumed by "
+                        f"`sembench run` (start `{recorder}` again)")
     try:
         return RunConfig(
             snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"],

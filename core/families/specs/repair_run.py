@@ -38,7 +38,7 @@ def repair_snapshot(ws: Workspace, snapshot: str, solver_spec: str, *, rounds: i
     config = RunConfig(snapshot=snap.name, solver=solver_spec, samples=rounds + 1, style=style,
                        limit=limit or None)
     run_id = create_run(store, config, family, len(instances) * (rounds + 1),
-                        extra_options={"repair": {"rounds": rounds}})
+                        extra_options={"repair": {"rounds": rounds}, "recorded_by": "specs-repair"})
     solved_by_round = [0] * (rounds + 1)
     attempts = 0
 

@@ -90,6 +90,11 @@ def test_repair_cli_against_the_baseline(tmp_path, log_db):
     assert run["status"] == "finished" and run["family"] == "specs" and run["solver"] == "baseline"
     assert len(rows) == summary["attempts"] >= 1 and rows[0]["sample"] == 0
     assert json.loads(rows[0]["usage"])["repair"]["previous_attempt"] is None
+    # its samples are repair rounds: `sembench run --resume` must not fill them with plain attempts
+    resumed = subprocess.run([sys.executable, "-m", "core", "run", "--resume", summary["run"]], capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 2 and "specs-repair" in resumed.stderr and "Traceback" not in resumed.stderr
+    assert len(_rounds(log_db, summary["run"])[1]) == len(rows)
 
 
 def test_repair_rounds_from_a_model_are_linked_attempts(tmp_path, log_db):
