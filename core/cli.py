@@ -208,7 +208,7 @@ def generate(family_id: str, preset: str | None, params: tuple[str, ...], seed: 
     resolved = fam.resolve_params(preset, _parse_params(params))
     if count is None:
         count = fam.presets()[preset].count if preset else 10
-    with _output(out) as handle, _progress(f"generating {family_id}", count, enabled=out is not None) as advance:
+    with _output(out) as handle, progress_bar(f"generating {family_id}", count, enabled=out is not None) as advance:
         for inst in fam.generate(resolved, seed, count, start):
             handle.write(json.dumps(inst.to_json_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
             advance()
@@ -217,7 +217,7 @@ def generate(family_id: str, preset: str | None, params: tuple[str, ...], seed: 
 
 
 @contextmanager
-def _progress(label: str, total: int, enabled: bool = True) -> Iterator[Any]:
+def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Any]:
     """A rich progress bar on stderr when it is a terminal; silent otherwise (pipes, CI)."""
     if not (enabled and sys.stderr.isatty()):
         yield lambda: None
@@ -285,7 +285,7 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
     style = style or fam.prompt_styles[0]
 
     async def run_all() -> None:
-        with _output(out) as handle, _progress(f"solving with {solver}", len(instances), out is not None) as advance:
+        with _output(out) as handle, progress_bar(f"solving with {solver}", len(instances), out is not None) as advance:
             for inst in instances:
                 result = await the_solver.solve(inst, fam.prompt(inst, style))
                 row: dict[str, Any] = {"id": inst.id, "response": result.response}

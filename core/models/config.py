@@ -20,7 +20,6 @@ whitespace (a trailing newline from `$(cat keyfile)`); one with other control or
 from __future__ import annotations
 
 import os
-import time
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -222,9 +221,7 @@ def _first_error(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-CONFIG_RECHECK_S = 0.5
-_watch: dict[str, Any] = {"config": None, "vars": (), "values": None, "where": None, "path": None,
-                         "checked": None, "stamp": None}
+_watch: dict[str, Any] = {"config": None, "vars": (), "values": None, "where": None, "path": None}
 
 
 def known_secrets() -> tuple[str, ...]:
@@ -234,19 +231,13 @@ def known_secrets() -> tuple[str, ...]:
     the variables that can hold a key (the standard ones, and those the file's `api_key_env` names) does."""
     env = os.environ
     where = (env.get("SEMBENCH_CONFIG"), env.get("XDG_CONFIG_HOME"), env.get("HOME"))
-    now = time.monotonic()
-    if _watch.get("where") != where:  # building the path costs more than the rest together
-        _watch.update(where=where, path=default_config_path(env), checked=None)
+    if _watch["where"] != where:  # building the path costs more than the rest together
+        _watch.update(where=where, path=default_config_path(env))
     path = _watch["path"]
-    # The file is looked at again at most every CONFIG_RECHECK_S (a stat per stored row, at hundreds of
-    # rows a second, costs more than everything else here); a change of variable is seen at once.
-    if _watch.get("checked") is None or now - _watch["checked"] >= CONFIG_RECHECK_S:
-        try:
-            _watch["stamp"] = os.stat(path).st_mtime_ns
-        except OSError:
-            _watch["stamp"] = None
-        _watch["checked"] = now
-    stamp: Any = _watch["stamp"]
+    try:
+        stamp: Any = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = None
     if _watch["config"] != (str(path), stamp):
         names = {v for v in API_KEY_ENV.values() if v} | {"SEMBENCH_CONFIG", "XDG_CONFIG_HOME"}
         try:

@@ -8,7 +8,6 @@ runs in worker threads (core.runner.verifying). The event loop only sends reques
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import sqlite3
 import time
@@ -198,9 +197,6 @@ async def run_async(
         beating = asyncio.create_task(heartbeat(store, run_id))
         try:
             items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
-            # The instances, the plan and every module live for the whole run: out of the collector's
-            # way, so the full collections the run's allocations trigger scan only what they made.
-            gc.freeze()
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
                           style=style, observer=observer, stream=stream)
             status = "finished"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -21,22 +20,15 @@ def repair_command(ctx: click.Context, snapshot: str, solver: str, rounds: int, 
     The rounds are recorded in the log database as one run (round k is sample k; each attempt's
     usage.repair names the attempt it repairs); prints one JSON line: the run id and the success
     rate after each round."""
+    from core.cli import progress_bar
     from core.families.specs.repair_run import repair_snapshot
     from core.store import Workspace
 
     ws = Workspace((ctx.find_root().obj or {}).get("db"))
-    done = 0
-
-    def advance() -> None:
-        nonlocal done
-        done += 1
-        print(f"\rspecs-repair: {done} instances", end="", file=sys.stderr, flush=True)
-
     try:
-        summary = repair_snapshot(ws, snapshot, solver, rounds=rounds, style=style, limit=limit or None,
-                                  on_instance=advance)
+        with progress_bar("self-repair", limit or ws.store_for(snapshot).snapshot(snapshot).count) as advance:
+            summary = repair_snapshot(ws, snapshot, solver, rounds=rounds, style=style, limit=limit or None,
+                                      on_instance=advance)
     finally:
-        if done:
-            print(file=sys.stderr)
         ws.close()
     click.echo(json.dumps(summary))

@@ -16,9 +16,7 @@ from core.attempts import record_from
 from core.errors import UserError
 from core.families.specs.prompt import render_prompt
 from core.families.specs.repair import RepairRound, self_repair
-from core.runner.config import RunConfig
-from core.runner.execute import create_run
-from core.runner.plan import load_snapshot
+from core.runner import RunConfig, create_run, load_snapshot
 from core.solvers import SolveResult, is_model_spec, make_solver
 from core.store import Workspace, now_iso
 from core.verdict import Answer, Verdict
@@ -52,20 +50,21 @@ def repair_snapshot(ws: Workspace, snapshot: str, solver_spec: str, *, rounds: i
         loop = asyncio.get_running_loop()
         try:
             for inst in instances:
-                last: list[SolveResult] = []
+                last: list[tuple[SolveResult, str]] = []  # each round's reply and when it was asked
                 previous: list[int] = []
 
-                def ask(prompt: Any, _inst: Any = inst, _last: list[SolveResult] = last) -> str:
+                def ask(prompt: Any, _inst: Any = inst, _last: list[tuple[SolveResult, str]] = last) -> str:
+                    started = now_iso()
                     result = asyncio.run_coroutine_threadsafe(solver.solve(_inst, prompt), loop).result()
-                    _last.append(result)
+                    _last.append((result, started))
                     return result.response
 
                 def record(rnd: RepairRound, answer: Answer, verdict: Verdict, _inst: Any = inst,
-                           _last: list[SolveResult] = last, _prev: list[int] = previous) -> bool:
-                    result = _last[-1]
+                           _last: list[tuple[SolveResult, str]] = last, _prev: list[int] = previous) -> bool:
+                    result, started = _last[-1]
                     rec = record_from(family, _inst, solver_spec, result, prompt=rnd.prompt.model_dump(),
                                       run_id=run_id, snapshot=snap.name, sample=rnd.round, source="cli",
-                                      started=now_iso(), checked=None if result.error else (answer, verdict))
+                                      started=started, checked=None if result.error else (answer, verdict))
                     rec.usage = {**rec.usage, "repair": {"round": rnd.round,
                                                          "previous_attempt": _prev[-1] if _prev else None,
                                                          "category": rnd.category or None}}
@@ -76,7 +75,7 @@ def repair_snapshot(ws: Workspace, snapshot: str, solver_spec: str, *, rounds: i
                                               on_round=record)
                 attempts += len(out)
                 final = out[-1]
-                if final.correct and not last[-1].error:
+                if final.correct and not last[-1][0].error:
                     for k in range(final.round, rounds + 1):
                         solved_by_round[k] += 1
                 if on_instance is not None:
