@@ -33,6 +33,8 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what SQLite stores as an integer
 def safe_text(text: str) -> str:
     """`text` with lone surrogates (which a JSON `\\ud800` escape from a server or a file can put in a
     Python string, and which UTF-8 cannot encode) replaced by U+FFFD, so it can be written anywhere."""
+    if text.isascii():  # O(1) in CPython, and true of nearly every string stored
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -43,9 +45,16 @@ def safe_text(text: str) -> str:
 def storable(value: Any) -> Any:
     """A copy of a JSON-like value that SQLite and UTF-8 files accept: strings made `safe_text` (dict
     keys too), and integers outside SQLite's 64-bit range as their decimal text."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else safe_text(value)
+    if kind is dict:
+        return {(k if type(k) is str and k.isascii() else safe_text(str(k))): storable(v) for k, v in value.items()}
+    if value is None or kind is float or kind is bool:
+        return value
     if isinstance(value, str):
         return safe_text(value)
-    if isinstance(value, bool) or value is None or isinstance(value, float):
+    if isinstance(value, bool | float):
         return value
     if isinstance(value, int):
         return value if INT64_MIN <= value <= INT64_MAX else str(value)

@@ -110,9 +110,13 @@ def _anchors(key: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
 def redact(text: str, keys: Iterable[str] | None = None) -> str:
     """`text` with every secret (all known ones, or `keys`) and every WINDOW-long piece of one as MARK.
     Keys that are not secrets (dummy keys) are left alone."""
-    if not isinstance(text, str) or not text:
-        return text
-    secrets = known() if keys is None else tuple(k.strip() for k in keys if is_secret(k))
+    if not isinstance(text, str) or len(text) < WINDOW:
+        return text  # too short to hold a secret or a WINDOW-long piece of one
+    return _redact(text, known() if keys is None else tuple(k.strip() for k in keys if is_secret(k)))
+
+
+def _redact(text: str, secrets: tuple[str, ...]) -> str:
+    """`redact` with the secrets already checked and stripped."""
     spans: list[tuple[int, int]] = []
     for key in secrets:
         spans.extend(_spans(text, key))
@@ -136,7 +140,7 @@ def redact(text: str, keys: Iterable[str] | None = None) -> str:
 def scrub(value: Any, keys: Iterable[str] | None = None) -> Any:
     """A copy of a JSON-like value (dicts, lists, strings) with secrets redacted in every string, keys
     of dicts included. Other values are returned as they are."""
-    secrets = known() if keys is None else tuple(keys)
+    secrets = known() if keys is None else tuple(k.strip() for k in keys if is_secret(k))
     if not secrets:
         return value
     return _scrub(value, secrets)
@@ -144,7 +148,7 @@ def scrub(value: Any, keys: Iterable[str] | None = None) -> Any:
 
 def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        return redact(value, secrets)
+        return value if len(value) < WINDOW else _redact(value, secrets)
     if isinstance(value, dict):
         return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -154,5 +158,5 @@ def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
 
 def contains_secret(value: Any, keys: Iterable[str] | None = None) -> bool:
     """Whether any string in a JSON-like value holds a secret (or a WINDOW-long piece of one)."""
-    secrets = known() if keys is None else tuple(keys)
+    secrets = known() if keys is None else tuple(k.strip() for k in keys if is_secret(k))
     return bool(secrets) and _scrub(value, secrets) != value

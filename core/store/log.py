@@ -159,6 +159,9 @@ class LogStore(SnapshotStore):
 
 
 def _to_column(value: Any) -> Any:
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float:  # most columns, checked first
+        return value
     if hasattr(value, "model_dump_json"):
         # pydantic's own serialiser (in Rust): ~10x faster than model_dump + json.dumps on a verdict.
         # Keys come in field order rather than sorted; every reader parses the JSON.
@@ -183,12 +186,14 @@ def attempt_columns(record: Any, prompt_json: str | None = None) -> dict[str, An
     return row
 
 
-_INSERTS: dict[tuple[str, ...], str] = {}
+_INSERTS: dict[tuple[tuple[str, ...], int], str] = {}
 
 
-def insert_sql(columns: tuple[str, ...]) -> str:
-    sql = _INSERTS.get(columns)
+def insert_sql(columns: tuple[str, ...], rows: int = 1) -> str:
+    """The insert of `rows` attempts with these columns, as one statement."""
+    sql = _INSERTS.get((columns, rows))
     if sql is None:
-        sql = _INSERTS[columns] = (f"insert or replace into attempts ({', '.join(columns)}) "
-                                   f"values ({', '.join('?' for _ in columns)})")
+        one = f"({', '.join('?' for _ in columns)})"
+        sql = _INSERTS[(columns, rows)] = (f"insert or replace into attempts ({', '.join(columns)}) "
+                                           f"values {', '.join([one] * rows)}")
     return sql

@@ -7,17 +7,18 @@ from __future__ import annotations
 import asyncio
 import gc
 import sqlite3
+import sys
 from itertools import product
 
 import pytest
-from runs_support import run_cli, write_snapshot
+from runs_support import oracle_replies, run_cli, write_snapshot
 
 from core.report import collector_paused, load_run_data, pass_at_all_k, pass_at_k, report_run, selected_rows
 from core.runner import RunConfig, run_sync
 from core.store import LogStore, Workspace
-from core.store.log import attempt_columns
+from core.store.log import attempt_columns, insert_sql
 from core.store.migrations import SCHEMA_VERSION, migrate
-from core.store.writer import AttemptWriter
+from core.store.writer import AttemptWriter, insert_rows
 
 
 def _row(iid: str, sample: int = 0, run_id: str = "r") -> dict:
@@ -99,6 +100,85 @@ def test_a_row_sqlite_cannot_take_fails_its_attempt_instead_of_hanging(tmp_path)
     with pytest.raises(sqlite3.DatabaseError, match="UnicodeEncodeError"):
         asyncio.run(main())
     assert _count(path) == 0
+
+
+@pytest.mark.parametrize("variables", [None, 50])
+def test_rows_inserted_a_statement_for_many_are_stored_as_one_statement_each_would(tmp_path, variables) -> None:
+    """The writer's multi-row statements store exactly what one statement per row stores, for a count
+    that is no power of two, two column sets in one batch, and a tiny limit on bound variables."""
+    rows = [_row(f"i{i}", sample=i % 3) for i in range(777)] + [
+        attempt_columns({"run_id": "r", "instance_id": f"j{i}", "family": "toy", "solver": "oracle",
+                         "response": f"answer {i} \u00e9", "score": i / 7}) for i in range(9)]
+    stored = []
+    for name, multi in (("one.db", False), ("many.db", True)):
+        path = tmp_path / name
+        LogStore(path).close()
+        statements: list[str] = []
+        trace = statements.append
+        with sqlite3.connect(path) as conn:
+            if variables:
+                conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, variables)
+            conn.set_trace_callback(lambda sql, trace=trace: trace(sql) if sql.startswith("insert") else None)
+            groups: dict[tuple, list] = {}
+            for row in rows:
+                groups.setdefault(tuple(row), []).append(tuple(row.values()))
+            for columns, values in groups.items():
+                if multi:
+                    insert_rows(conn, columns, values)
+                else:
+                    conn.executemany(insert_sql(columns), values)
+            stored.append(conn.execute("select * from attempts order by instance_id, sample").fetchall())
+        if multi:
+            width = len(next(iter(groups)))
+            per = 512 if variables is None else variables // width
+            chunk = 1 << (per.bit_length() - 1)  # statements hold a power of two of rows
+            assert len(statements) <= 786 // chunk + 2 * 10, len(statements)  # + a tail per column set
+    assert len(stored[0]) == 786 and stored[0] == stored[1]
+
+
+def test_a_worker_sends_its_next_request_before_its_last_attempt_is_committed(toy, log_db, server, model_env,
+                                                                             monkeypatch) -> None:
+    """One worker, commits held back: the requests do not wait for the commits (a commit per request
+    would cost every request its time), and every attempt is still recorded once."""
+    execute_module = sys.modules["core.runner.execute"]  # `core.runner.execute` is also a function's name
+
+    events: list[str] = []
+    instances = write_snapshot(log_db, toy, "s", 4)
+    answer = oracle_replies(toy, instances)
+
+    def reply(request):
+        events.append("request")
+        return answer(request)
+
+    class SlowCommits(AttemptWriter):
+        def __init__(self, path, **kwargs) -> None:
+            super().__init__(path, window_s=0.5, on_commit=lambda rows: events.append(f"commit {rows}"), **kwargs)
+
+    server.reply = reply
+    monkeypatch.setattr(execute_module, "AttemptWriter", SlowCommits)
+    outcome = run_sync(Workspace(log_db), RunConfig(snapshot="s", solver="openai:m", concurrency=1))
+    assert outcome.stats.done == 4 and outcome.stats.correct == 4 and _count(log_db) == 4
+    assert events.index("request", 1) < events.index(next(e for e in events if e.startswith("commit"))), events
+
+
+def test_a_run_collects_young_garbage_less_often_and_gives_the_setting_back(toy, log_db) -> None:
+    write_snapshot(log_db, toy, "s", 3)
+    seen: list[tuple[int, int, int]] = []
+
+    class Watch:
+        def start(self, stats) -> None: ...
+        def attempt(self, record, stats) -> None:
+            seen.append(gc.get_threshold())
+        def finish(self, stats) -> None: ...
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 11, 12)
+    try:
+        run_sync(Workspace(log_db), RunConfig(snapshot="s", solver="baseline"), observer=Watch())
+        assert gc.get_threshold() == (700, 11, 12)
+    finally:
+        gc.set_threshold(*before)
+    assert len(seen) == 3 and all(t[0] >= 10_000 and t[1:] == (11, 12) for t in seen), seen
 
 
 def test_a_run_writes_every_attempt_once_through_the_writer(toy, log_db) -> None:
