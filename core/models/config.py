@@ -221,6 +221,7 @@ def _first_error(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
+_PATH_VARS = ("SEMBENCH_CONFIG", "XDG_CONFIG_HOME", "HOME")  # where the config file is
 _watch: dict[str, Any] = {"config": None, "vars": (), "values": None, "where": None, "path": None}
 
 
@@ -230,7 +231,7 @@ def known_secrets() -> tuple[str, ...]:
     config file is read again only when it changes, and the endpoints are loaded again only when one of
     the variables that can hold a key (the standard ones, and those the file's `api_key_env` names) does."""
     env = os.environ
-    where = (env.get("SEMBENCH_CONFIG"), env.get("XDG_CONFIG_HOME"), env.get("HOME"))
+    where = secrets.env_values(_PATH_VARS)
     if _watch["where"] != where:  # building the path costs more than the rest together
         _watch.update(where=where, path=default_config_path(env))
     path = _watch["path"]
@@ -247,7 +248,7 @@ def known_secrets() -> tuple[str, ...]:
         names |= {section["api_key_env"] for section in data.values()
                   if isinstance(section, dict) and isinstance(section.get("api_key_env"), str)}
         _watch.update(config=(str(path), stamp), vars=tuple(sorted(names)), values=None)
-    values = tuple(env.get(name) for name in _watch["vars"])
+    values = secrets.env_values(_watch["vars"])
     if values != _watch["values"]:
         try:
             load_endpoints(env)  # each Endpoint registers its key

@@ -60,15 +60,31 @@ def register(key: str | None) -> None:
             _registered.add(key.strip())  # type: ignore[union-attr]
 
 
+def env_values(names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The environment's current values of `names`, to compare with earlier ones (for telling a change,
+    not for use: on CPython they are os.environ's own encoded bytes, read without decoding, ~20x faster
+    than os.environ.get; None for an unset variable)."""
+    data = getattr(os.environ, "_data", None)
+    if isinstance(data, dict):
+        return tuple(map(data.get, _encoded(names)))
+    return tuple(map(os.environ.get, names))
+
+
+@functools.lru_cache(maxsize=32)
+def _encoded(names: tuple[str, ...]) -> tuple[Any, ...]:
+    encode = getattr(os.environ, "encodekey", None)
+    return tuple(encode(name) for name in names) if encode else names
+
+
 def known() -> tuple[str, ...]:
     """Every secret this process knows: registered keys and those in the standard variables now."""
-    env = tuple(os.environ.get(var, "") for var in STANDARD_KEY_VARS)
+    env = env_values(STANDARD_KEY_VARS)
     with _lock:
         memo_key = (len(_registered), env)  # keys are only ever added, so the count tells a change
         if _known_memo["key"] == memo_key:
             return _known_memo["value"]  # type: ignore[no-any-return]
         found = set(_registered)
-    found.update(k.strip() for k in env if is_secret(k))
+    found.update(k.strip() for k in map(os.environ.get, STANDARD_KEY_VARS) if is_secret(k))
     value = tuple(sorted(found, key=len, reverse=True))
     with _lock:
         _known_memo.update(key=memo_key, value=value)

@@ -151,7 +151,7 @@ class ModelSolver(Solver):
 
     async def solve(self, instance: Instance, prompt: Prompt, on_delta: DeltaCallback | None = None) -> SolveResult:
         start = time.perf_counter()
-        messages = [Message(role=m["role"], content=m["content"]) for m in prompt.messages]  # type: ignore[arg-type]
+        messages = self._messages(prompt)
         key = self.cache_key(messages)
         if key is None:
             return await self._ask(messages, on_delta, start)
@@ -185,6 +185,20 @@ class ModelSolver(Solver):
         if isinstance(outcome, ProviderError):
             return error_result(outcome, start)
         return to_result(outcome, time.perf_counter() - start)
+
+    def _messages(self, prompt: Prompt) -> list[Message]:
+        """The prompt's messages as the provider takes them, built once per distinct prompt: a run asks
+        every sample of an instance with the same messages (keyed by their text, whose hash Python
+        keeps, so an edited prompt is never answered with its old messages)."""
+        memo = self.__dict__.setdefault("_prompt_messages", {})  # shared by for_sample() clones
+        key = tuple((m["role"], m["content"]) for m in prompt.messages)
+        messages = memo.get(key)
+        if messages is None:
+            messages = [Message(role=role, content=content) for role, content in key]  # type: ignore[arg-type]
+            if len(memo) >= 4096:
+                memo.clear()  # interactive use asks ever new prompts: keep the memo small
+            memo[key] = messages
+        return messages  # type: ignore[no-any-return]
 
     async def _ask(self, messages: list[Message], on_delta: DeltaCallback | None, start: float) -> SolveResult:
         """Uncached: straight to the provider."""

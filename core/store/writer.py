@@ -97,11 +97,13 @@ class AttemptWriter:
                     break
                 batch = [item]
                 # Group commit: what arrives within `window_s` of the first row joins its transaction.
-                deadline = time.monotonic() + self.window_s
+                # Slept through rather than waited for row by row: every wake-up of this thread takes
+                # the GIL from the event loop.
+                if self.window_s:
+                    time.sleep(self.window_s)
                 while len(batch) < self.max_batch:
                     try:
-                        left = deadline - time.monotonic()
-                        nxt = self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait()
+                        nxt = self._queue.get_nowait()
                     except queue.Empty:
                         break
                     if nxt is _STOP:
