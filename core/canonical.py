@@ -9,9 +9,13 @@ import re
 from typing import Any
 
 
+# Built once: json.dumps with options builds an encoder per call, a third of the cost on small values.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no whitespace, so equal content always gives equal bytes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def content_hash(value: Any, length: int = 16) -> str:
