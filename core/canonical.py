@@ -8,7 +8,6 @@ import json
 import re
 from typing import Any
 
-
 # Built once: json.dumps with options builds an encoder per call, a third of the cost on small values.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
