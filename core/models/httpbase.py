@@ -7,13 +7,12 @@ everything that can go wrong on the wire is turned into a ProviderError here.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import json
 import random
 import time
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -228,7 +227,10 @@ class HttpProvider(Provider):
                 if stream and any(t in ctype for t in self.stream_content_types):
                     lines = self._lines(resp)
                     meta = await self._guard(self.parse_stream(lines, asm))
-                    await _drain(lines)
+                    if resp.content.is_eof():
+                        await lines.aclose()  # the whole body is in: nothing left to wait for
+                    else:
+                        await _drain(lines)
                 else:
                     # Non-streaming, or a server that ignored "stream": true and sent one JSON body.
                     data = await self._read_body(resp, self.endpoint.max_response_bytes)
@@ -309,29 +311,26 @@ class HttpProvider(Provider):
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _lines(self, resp: aiohttp.ClientResponse) -> AsyncIterator[str]:
-        """Lines of a streamed body, strict UTF-8, with the same size cap as a whole body."""
+    async def _lines(self, resp: aiohttp.ClientResponse) -> AsyncGenerator[str, None]:
+        """Lines of a streamed body, strict UTF-8, with the same size cap as a whole body.
+
+        Split as bytes, then each whole line decoded: a newline byte is never part of a multi-byte
+        UTF-8 character, so no character is cut, and no incremental decoder runs per chunk."""
         limit = self.endpoint.max_response_bytes
-        decoder = codecs.getincrementaldecoder("utf-8")()
         size = 0
-        pending = ""
+        pending = b""
         async for chunk in resp.content.iter_any():
             size += len(chunk)
             if size > limit:
                 raise malformed(f"streamed response larger than {limit} bytes")
-            try:
-                pending += decoder.decode(chunk)
-            except UnicodeDecodeError:
-                raise malformed("streamed response is not valid UTF-8") from None
-            *complete, pending = pending.split("\n")
+            if b"\n" not in chunk:
+                pending += chunk
+                continue
+            *complete, pending = (pending + chunk).split(b"\n")
             for line in complete:
-                yield line.removesuffix("\r")
-        try:
-            pending += decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            raise malformed("streamed response is not valid UTF-8") from None
+                yield _utf8(line).removesuffix("\r")
         if pending:
-            yield pending.removesuffix("\r")
+            yield _utf8(pending).removesuffix("\r")
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _request_headers(self) -> dict[str, str] | None:
@@ -377,6 +376,13 @@ async def _drain(lines: AsyncIterator[str], timeout_s: float = 2.0) -> None:
         async with asyncio.timeout(timeout_s):
             async for _ in lines:
                 pass
+
+
+def _utf8(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise malformed("streamed response is not valid UTF-8") from None
 
 
 def redact(text: str, key: str | None) -> str:
