@@ -90,6 +90,7 @@ class ModelSolver(Solver):
         # key -> the reply of the identical request in flight (shared by the for_sample clones), or
         # None when that request ended without one (cancelled): the waiter then asks itself.
         self._inflight: dict[str, asyncio.Future[ChatResponse | ProviderError | None]] = {}
+        self._prompt_messages: dict[tuple[tuple[str, str], ...], list[Message]] = {}  # shared by for_sample()
         if provider is None:
             endpoint = resolve_endpoint(spec, endpoints, max_concurrency)
             try:
@@ -190,7 +191,7 @@ class ModelSolver(Solver):
         """The prompt's messages as the provider takes them, built once per distinct prompt: a run asks
         every sample of an instance with the same messages (keyed by their text, whose hash Python
         keeps, so an edited prompt is never answered with its old messages)."""
-        memo = self.__dict__.setdefault("_prompt_messages", {})  # shared by for_sample() clones
+        memo = self._prompt_messages
         key = tuple((m["role"], m["content"]) for m in prompt.messages)
         messages = memo.get(key)
         if messages is None:
@@ -198,7 +199,7 @@ class ModelSolver(Solver):
             if len(memo) >= 4096:
                 memo.clear()  # interactive use asks ever new prompts: keep the memo small
             memo[key] = messages
-        return messages  # type: ignore[no-any-return]
+        return messages
 
     async def _ask(self, messages: list[Message], on_delta: DeltaCallback | None, start: float) -> SolveResult:
         """Uncached: straight to the provider."""

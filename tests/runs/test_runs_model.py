@@ -337,3 +337,26 @@ def test_a_key_echoed_in_a_reply_never_reaches_the_database(toy, log_db, server,
     for path in files:
         data = path.read_bytes()
         assert KEY_MARKER.encode() not in data and KEY_MARKER[5:17].encode() not in data, path
+
+
+def test_a_solver_asks_with_the_prompt_as_it_is_now(toy, log_db, server, model_env) -> None:
+    """The solver builds each distinct prompt's messages once (a run asks every sample with the same
+    prompt); a prompt edited in place is asked as edited, and a new sample reuses nothing stale."""
+    import asyncio
+
+    from core.trace import Prompt
+
+    instance = write_snapshot(log_db, toy, "s", 1)[0]
+    solver = ModelSolver("openai:m")
+    prompt = Prompt(style="plain", messages=[{"role": "user", "content": "first question"}])
+
+    async def ask() -> None:
+        await solver.solve(instance, prompt)
+        await solver.for_sample(1).solve(instance, prompt)
+        prompt.messages[0]["content"] = "second question"
+        await solver.for_sample(2).solve(instance, prompt)
+        await solver.aclose()
+
+    asyncio.run(ask())
+    assert [r.messages[-1]["content"] for r in server.requests] == ["first question"] * 2 + ["second question"]
+    assert len(solver._prompt_messages) == 2, "one entry per distinct prompt, shared by the sample clones"
