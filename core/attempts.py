@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from pydantic_core import to_jsonable_python
 
-from core.canonical import INT64_MAX, INT64_MIN, canonical_json, safe_text, storable
+from core.canonical import INT64_MAX, INT64_MIN, safe_text, storable
 from core.family import Family
 from core.instance import Instance
 from core.solver_base import DeltaCallback, Solver, SolveResult
@@ -69,44 +69,6 @@ class AttemptRecord(BaseModel):
                 clean["usage"] = {**(clean.get("usage") or {}), "redacted": changed}
             data = clean
         return data
-
-    def columns(self, prompt_json: str | None = None) -> dict[str, Any]:
-        """The stored columns, exactly `attempt_columns(self.row(...), prompt_json)` (the prompt left
-        out of row() when `prompt_json` is given), in one pass over the fields: the runner writes one
-        per request, and the two passes cost ~60 µs of the event loop's time where this costs ~25."""
-        from core.models.config import known_secrets
-        from core.models.secrets import WINDOW, redact, scrub
-
-        keys = known_secrets()
-        out: dict[str, Any] = {}
-        changed: list[str] = []
-        for name, value in self.__dict__.items():
-            if name == "prompt" and prompt_json is not None:
-                continue  # last, as attempt_columns puts it
-            data = stored_value(value)
-            kind = type(data)
-            if kind is str:
-                if keys and len(data) >= WINDOW:
-                    clean = redact(data, keys)
-                    if clean != data and name in ("response", "reasoning"):
-                        changed.append(name)
-                    data = clean
-                out[name] = data
-            elif kind is bool:
-                out[name] = int(data)
-            elif kind is dict or kind is list:  # a model or a dict/list field: JSON text
-                if keys:
-                    data = scrub(data, keys)
-                if name == "usage" and changed:
-                    data = {**data, "redacted": sorted(changed)}
-                out[name] = canonical_json(data)
-            else:
-                out[name] = data
-        if prompt_json is not None:
-            out["prompt"] = prompt_json
-        if not out.get("started"):
-            out["started"] = now_iso()
-        return out
 
 
 def stored_value(value: Any) -> Any:

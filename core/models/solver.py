@@ -90,7 +90,6 @@ class ModelSolver(Solver):
         # key -> the reply of the identical request in flight (shared by the for_sample clones), or
         # None when that request ended without one (cancelled): the waiter then asks itself.
         self._inflight: dict[str, asyncio.Future[ChatResponse | ProviderError | None]] = {}
-        self._prompt_messages: dict[tuple[tuple[str, str], ...], list[Message]] = {}  # shared by for_sample()
         if provider is None:
             endpoint = resolve_endpoint(spec, endpoints, max_concurrency)
             try:
@@ -152,7 +151,7 @@ class ModelSolver(Solver):
 
     async def solve(self, instance: Instance, prompt: Prompt, on_delta: DeltaCallback | None = None) -> SolveResult:
         start = time.perf_counter()
-        messages = self._messages(prompt)
+        messages = [Message(role=m["role"], content=m["content"]) for m in prompt.messages]  # type: ignore[arg-type]
         key = self.cache_key(messages)
         if key is None:
             return await self._ask(messages, on_delta, start)
@@ -186,20 +185,6 @@ class ModelSolver(Solver):
         if isinstance(outcome, ProviderError):
             return error_result(outcome, start)
         return to_result(outcome, time.perf_counter() - start)
-
-    def _messages(self, prompt: Prompt) -> list[Message]:
-        """The prompt's messages as the provider takes them, built once per distinct prompt: a run asks
-        every sample of an instance with the same messages (keyed by their text, whose hash Python
-        keeps, so an edited prompt is never answered with its old messages)."""
-        memo = self._prompt_messages
-        key = tuple((m["role"], m["content"]) for m in prompt.messages)
-        messages = memo.get(key)
-        if messages is None:
-            messages = [Message(role=role, content=content) for role, content in key]  # type: ignore[arg-type]
-            if len(memo) >= 4096:
-                memo.clear()  # interactive use asks ever new prompts: keep the memo small
-            memo[key] = messages
-        return messages
 
     async def _ask(self, messages: list[Message], on_delta: DeltaCallback | None, start: float) -> SolveResult:
         """Uncached: straight to the provider."""

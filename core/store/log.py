@@ -186,14 +186,12 @@ def attempt_columns(record: Any, prompt_json: str | None = None) -> dict[str, An
     return row
 
 
-_INSERTS: dict[tuple[tuple[str, ...], int], str] = {}
+_INSERTS: dict[tuple[str, ...], str] = {}
 
 
-def insert_sql(columns: tuple[str, ...], rows: int = 1) -> str:
-    """The insert of `rows` attempts with these columns, as one statement."""
-    sql = _INSERTS.get((columns, rows))
+def insert_sql(columns: tuple[str, ...]) -> str:
+    sql = _INSERTS.get(columns)
     if sql is None:
-        one = f"({', '.join('?' for _ in columns)})"
-        sql = _INSERTS[(columns, rows)] = (f"insert or replace into attempts ({', '.join(columns)}) "
-                                           f"values {', '.join([one] * rows)}")
+        sql = _INSERTS[columns] = (f"insert or replace into attempts ({', '.join(columns)}) "
+                                   f"values ({', '.join('?' for _ in columns)})")
     return sql

@@ -28,7 +28,6 @@ from typing import Any
 from core.store.log import insert_sql
 
 MAX_BATCH = 1000
-MAX_ROWS_PER_STATEMENT = 512
 # How long the first row of a transaction waits for others. Committing each row as it came (1.6 rows per
 # transaction at 64 in flight against a 200 ms server) cost ~0.25 ms of CPU per attempt more than
 # batches; the runner does not wait for commits before its next request, so this costs no throughput.
@@ -125,7 +124,7 @@ class AttemptWriter:
                 for columns, values, _future in batch:
                     groups.setdefault(columns, []).append(values)
                 for columns, rows in groups.items():
-                    insert_rows(conn, columns, rows)
+                    conn.executemany(insert_sql(columns), rows)
                 conn.execute("commit")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
@@ -146,24 +145,6 @@ class AttemptWriter:
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
             loop.call_soon_threadsafe(_settle, [f for _c, _v, f in batch], error)
-
-
-def insert_rows(conn: sqlite3.Connection, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    """Insert the rows a few hundred per statement, not one statement per row (executemany).
-
-    Why: the sqlite3 module lets go of the GIL around every statement step and must get it back after,
-    and while the event loop is busy that wait ends only when the loop is made to hand the GIL over.
-    One step per row made the loop do that once per attempt, which measured as 0.55 -> 0.73 of a 200 ms
-    server's ideal throughput at 256 in flight with no writing at all; a batch of rows in a few
-    statements costs the loop a few hand-overs per batch. Statements hold a power-of-two number of
-    rows, so a column set has at most a dozen distinct statements (the connection caches them), within
-    SQLite's limit on bound variables."""
-    per = max(1, min(MAX_ROWS_PER_STATEMENT, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(columns)))
-    start = 0
-    while start < len(rows):
-        count = 1 << (min(per, len(rows) - start).bit_length() - 1)  # the largest power of two that fits
-        conn.execute(insert_sql(columns, count), [value for row in rows[start:start + count] for value in row])
-        start += count
 
 
 def _settle(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:

@@ -16,9 +16,9 @@ from runs_support import oracle_replies, run_cli, write_snapshot
 from core.report import collector_paused, load_run_data, pass_at_all_k, pass_at_k, report_run, selected_rows
 from core.runner import RunConfig, run_sync
 from core.store import LogStore, Workspace
-from core.store.log import attempt_columns, insert_sql
+from core.store.log import attempt_columns
 from core.store.migrations import SCHEMA_VERSION, migrate
-from core.store.writer import AttemptWriter, insert_rows
+from core.store.writer import AttemptWriter
 
 
 def _row(iid: str, sample: int = 0, run_id: str = "r") -> dict:
@@ -100,40 +100,6 @@ def test_a_row_sqlite_cannot_take_fails_its_attempt_instead_of_hanging(tmp_path)
     with pytest.raises(sqlite3.DatabaseError, match="UnicodeEncodeError"):
         asyncio.run(main())
     assert _count(path) == 0
-
-
-@pytest.mark.parametrize("variables", [None, 50])
-def test_rows_inserted_a_statement_for_many_are_stored_as_one_statement_each_would(tmp_path, variables) -> None:
-    """The writer's multi-row statements store exactly what one statement per row stores, for a count
-    that is no power of two, two column sets in one batch, and a tiny limit on bound variables."""
-    rows = [_row(f"i{i}", sample=i % 3) for i in range(777)] + [
-        attempt_columns({"run_id": "r", "instance_id": f"j{i}", "family": "toy", "solver": "oracle",
-                         "response": f"answer {i} \u00e9", "score": i / 7}) for i in range(9)]
-    stored = []
-    for name, multi in (("one.db", False), ("many.db", True)):
-        path = tmp_path / name
-        LogStore(path).close()
-        statements: list[str] = []
-        trace = statements.append
-        with sqlite3.connect(path) as conn:
-            if variables:
-                conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, variables)
-            conn.set_trace_callback(lambda sql, trace=trace: trace(sql) if sql.startswith("insert") else None)
-            groups: dict[tuple, list] = {}
-            for row in rows:
-                groups.setdefault(tuple(row), []).append(tuple(row.values()))
-            for columns, values in groups.items():
-                if multi:
-                    insert_rows(conn, columns, values)
-                else:
-                    conn.executemany(insert_sql(columns), values)
-            stored.append(conn.execute("select * from attempts order by instance_id, sample").fetchall())
-        if multi:
-            width = len(next(iter(groups)))
-            per = 512 if variables is None else variables // width
-            chunk = 1 << (per.bit_length() - 1)  # statements hold a power of two of rows
-            assert len(statements) <= 786 // chunk + 2 * 10, len(statements)  # + a tail per column set
-    assert len(stored[0]) == 786 and stored[0] == stored[1]
 
 
 def test_a_worker_sends_its_next_request_before_its_last_attempt_is_committed(toy, log_db, server, model_env,
