@@ -93,50 +93,53 @@ class AnthropicProvider(HttpProvider):
         )
         return ReplyMeta(opt_str(data, "stop_reason"), opt_str(data, "model"), usage)
 
-    async def parse_stream(self, lines: AsyncIterator[str], asm: ReplyAssembler) -> ReplyMeta:
+    async def parse_stream(self, lines: AsyncIterator[list[str]], asm: ReplyAssembler) -> ReplyMeta:
         meta = ReplyMeta()
         done = False
-        async for event, data in sse_events(lines):
-            obj = parse_json_event(data)
-            kind = obj.get("type") or event
-            if kind == "message_start":
-                message = need_dict(obj.get("message"), "message_start.message")
-                meta.model = opt_str(message, "model")
-                usage = message.get("usage")
-                meta.usage = Usage(
-                    prompt_tokens=opt_int(usage, "input_tokens"),
-                    completion_tokens=opt_int(usage, "output_tokens"),
-                )
-            elif kind == "content_block_start":
-                block = need_dict(obj.get("content_block"), "content_block_start.content_block")
-                if block.get("type") == "text":
-                    asm.content(opt_str(block, "text") or "")
-                elif block.get("type") == "thinking":
-                    asm.reasoning(opt_str(block, "thinking") or "")
-            elif kind == "content_block_delta":
-                delta = need_dict(obj.get("delta"), "content_block_delta.delta")
-                if delta.get("type") == "text_delta":
-                    asm.content(opt_str(delta, "text") or "")
-                elif delta.get("type") == "thinking_delta":
-                    asm.reasoning(opt_str(delta, "thinking") or "")
-            elif kind == "content_block_stop":
-                asm.end_reasoning_block()
-            elif kind == "message_delta":
-                delta = obj.get("delta") or {}
-                meta.finish_reason = (
-                    opt_str(need_dict(delta, "message_delta.delta"), "stop_reason") or meta.finish_reason
-                )
-                usage = obj.get("usage")
-                # output_tokens here is cumulative for the whole message
-                meta.usage = Usage(
-                    prompt_tokens=_first(opt_int(usage, "input_tokens"), meta.usage.prompt_tokens),
-                    completion_tokens=_first(opt_int(usage, "output_tokens"), meta.usage.completion_tokens),
-                )
-            elif kind == "message_stop":
-                done = True
+        async for events in sse_events(lines):
+            for event, data in events:
+                obj = parse_json_event(data)
+                kind = obj.get("type") or event
+                if kind == "message_start":
+                    message = need_dict(obj.get("message"), "message_start.message")
+                    meta.model = opt_str(message, "model")
+                    usage = message.get("usage")
+                    meta.usage = Usage(
+                        prompt_tokens=opt_int(usage, "input_tokens"),
+                        completion_tokens=opt_int(usage, "output_tokens"),
+                    )
+                elif kind == "content_block_start":
+                    block = need_dict(obj.get("content_block"), "content_block_start.content_block")
+                    if block.get("type") == "text":
+                        asm.content(opt_str(block, "text") or "")
+                    elif block.get("type") == "thinking":
+                        asm.reasoning(opt_str(block, "thinking") or "")
+                elif kind == "content_block_delta":
+                    delta = need_dict(obj.get("delta"), "content_block_delta.delta")
+                    if delta.get("type") == "text_delta":
+                        asm.content(opt_str(delta, "text") or "")
+                    elif delta.get("type") == "thinking_delta":
+                        asm.reasoning(opt_str(delta, "thinking") or "")
+                elif kind == "content_block_stop":
+                    asm.end_reasoning_block()
+                elif kind == "message_delta":
+                    delta = obj.get("delta") or {}
+                    meta.finish_reason = (
+                        opt_str(need_dict(delta, "message_delta.delta"), "stop_reason") or meta.finish_reason
+                    )
+                    usage = obj.get("usage")
+                    # output_tokens here is cumulative for the whole message
+                    meta.usage = Usage(
+                        prompt_tokens=_first(opt_int(usage, "input_tokens"), meta.usage.prompt_tokens),
+                        completion_tokens=_first(opt_int(usage, "output_tokens"), meta.usage.completion_tokens),
+                    )
+                elif kind == "message_stop":
+                    done = True
+                    break
+                elif kind == "error":
+                    raise _stream_error(obj.get("error"))
+            if done:
                 break
-            elif kind == "error":
-                raise _stream_error(obj.get("error"))
         if not done and meta.finish_reason is None:
             raise Failure("connection", "stream ended before message_stop", retryable=True)
         return meta

@@ -68,18 +68,21 @@ class OllamaProvider(HttpProvider):
             )
         return meta
 
-    async def parse_stream(self, lines: AsyncIterator[str], asm: ReplyAssembler) -> ReplyMeta:
+    async def parse_stream(self, lines: AsyncIterator[list[str]], asm: ReplyAssembler) -> ReplyMeta:
         meta = ReplyMeta()
         done = False
-        async for line in lines:
-            if not line.strip():
-                continue
-            obj = parse_json_event(line)
-            if "error" in obj:
-                raise Failure("http_5xx", f"error in stream: {_one_line(obj['error'])}", retryable=True)
-            self._chunk(obj, asm, meta)
-            if obj.get("done"):
-                done = True
+        async for batch in lines:
+            for line in batch:
+                if not line.strip():
+                    continue
+                obj = parse_json_event(line)
+                if "error" in obj:
+                    raise Failure("http_5xx", f"error in stream: {_one_line(obj['error'])}", retryable=True)
+                self._chunk(obj, asm, meta)
+                if obj.get("done"):
+                    done = True
+                    break
+            if done:
                 break
         if not done:
             raise Failure("connection", "stream ended before done:true", retryable=True)

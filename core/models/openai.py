@@ -61,36 +61,43 @@ class OpenAIProvider(HttpProvider):
         asm.content(opt_str(message, "content") or "")
         return ReplyMeta(opt_str(choice, "finish_reason"), opt_str(data, "model"), _usage(data.get("usage")))
 
-    async def parse_stream(self, lines: AsyncIterator[str], asm: ReplyAssembler) -> ReplyMeta:
+    async def parse_stream(self, lines: AsyncIterator[list[str]], asm: ReplyAssembler) -> ReplyMeta:
         meta = ReplyMeta()
         done = False
-        async for _event, data in sse_events(lines):
-            if data.strip() == "[DONE]":
-                done = True
+        async for events in sse_events(lines):
+            for _event, data in events:
+                if data.strip() == "[DONE]":
+                    done = True
+                    break
+                self._event(parse_json_event(data), asm, meta)
+            if done:
                 break
-            obj = parse_json_event(data)
-            if "error" in obj:
-                raise Failure("http_5xx", f"error in stream: {_message(obj['error'])}", retryable=True)
-            meta.model = opt_str(obj, "model") or meta.model
-            if obj.get("usage"):
-                meta.usage = _usage(obj["usage"])
-            for choice in obj.get("choices") or []:
-                choice = need_dict(choice, "choices[]")
-                if choice.get("index", 0) != 0:
-                    continue
-                delta = choice.get("delta") or {}
-                delta = need_dict(delta, "choices[].delta")
-                reasoning = opt_str(delta, "reasoning_content") or opt_str(delta, "reasoning")
-                if reasoning:
-                    asm.reasoning(reasoning)
-                content = opt_str(delta, "content")
-                if content:
-                    asm.content(content)
-                meta.finish_reason = opt_str(choice, "finish_reason") or meta.finish_reason
         if not done and meta.finish_reason is None:
             # A clean EOF before [DONE] and before any finish_reason: the reply was cut off.
             raise Failure("connection", "stream ended before the reply was complete", retryable=True)
         return meta
+
+    @staticmethod
+    def _event(obj: dict[str, Any], asm: ReplyAssembler, meta: ReplyMeta) -> None:
+        """One streamed chunk (`chat.completion.chunk`)."""
+        if "error" in obj:
+            raise Failure("http_5xx", f"error in stream: {_message(obj['error'])}", retryable=True)
+        meta.model = opt_str(obj, "model") or meta.model
+        if obj.get("usage"):
+            meta.usage = _usage(obj["usage"])
+        for choice in obj.get("choices") or []:
+            choice = need_dict(choice, "choices[]")
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            delta = need_dict(delta, "choices[].delta")
+            reasoning = opt_str(delta, "reasoning_content") or opt_str(delta, "reasoning")
+            if reasoning:
+                asm.reasoning(reasoning)
+            content = opt_str(delta, "content")
+            if content:
+                asm.content(content)
+            meta.finish_reason = opt_str(choice, "finish_reason") or meta.finish_reason
 
 
 def _usage(raw: Any) -> Usage:

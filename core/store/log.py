@@ -170,6 +170,8 @@ def _to_column(value: Any) -> Any:
         return canonical_json(value)
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, str):
+        return str(value)  # JSON text a row() made already (core.attempts.JsonText), as a plain string
     return value
 
 

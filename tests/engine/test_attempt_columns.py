@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.attempts import AttemptRecord
+from core.attempts import AttemptRecord, stored_value
 from core.canonical import canonical_json
 from core.models import secrets
 from core.store.log import attempt_columns
@@ -75,10 +75,18 @@ def test_stored_columns_are_safe_whatever_the_record_holds(known_key, record: At
             value.encode("utf-8")  # no lone surrogate left
             if known_key:
                 assert known_key[:12] not in value and known_key[3:15] not in value, (name, value)
-    for name in ("answer", "verdict", "usage", "prompt"):
-        if columns[name] is not None:
-            data = json.loads(columns[name])
-            assert canonical_json(data) == columns[name], name
+    for name in ("usage", "prompt"):
+        assert canonical_json(json.loads(columns[name])) == columns[name], name
+    for name in ("answer", "verdict"):
+        model = getattr(record, name)
+        if model is None:
+            assert columns[name] is None
+            continue
+        # pydantic's own JSON when it can be stored as it is, else the dump made safe: the same values
+        stored = json.loads(columns[name])
+        if not known_key:
+            assert stored == stored_value(model, as_text=False), name
+        type(model).model_validate(stored)  # what the report and the TUI read back
     if prompt_json:
         assert columns["prompt"] == prompt_json
 
@@ -101,3 +109,33 @@ def test_a_redacted_reply_is_noted_in_usage(monkeypatch: pytest.MonkeyPatch) -> 
     columns = attempt_columns(record.row())
     assert SECRET[:12] not in columns["response"] + columns["reasoning"]
     assert '"redacted":["reasoning","response"]' in columns["usage"]
+
+
+# An escaped character in every 12-character piece: no piece of the key is in the JSON text as written.
+@pytest.mark.parametrize("secret", ['sk-ab"cdefg"hijkl"mnopq"', "sk-ab\\cdefg\\hijkl\\mnopq",
+                                    "sk-ab\tcdefg\thijkl\tmnopq"])
+def test_a_key_json_would_escape_is_still_redacted_in_json_columns(monkeypatch: pytest.MonkeyPatch,
+                                                                    secret: str) -> None:
+    """A model field is stored as pydantic writes it when nothing in it needs redacting; a key that
+    JSON writes escaped cannot be searched for in that text, so the field is scrubbed value by value."""
+    monkeypatch.setattr(secrets, "_registered", set())
+    monkeypatch.setattr(secrets, "_known_memo", {"key": None, "value": ()})
+    secrets.register(secret)
+    record = AttemptRecord(instance_id="i", family="toy", solver="s",
+                           answer=Answer(ok=True, value={"echo": secret}, message="m"),
+                           verdict=Verdict(correct=False, score=0.0, status="wrong", got=[secret, 2**64]))
+    columns = attempt_columns(record.row())
+    for name in ("answer", "verdict"):
+        assert not any(secret[:12] in text for text in _strings(json.loads(columns[name]))), name
+    assert json.loads(columns["verdict"])["got"][1] == str(2**64)
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a JSON value, dict keys included, as a reader would get it back."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in [k, *_strings(v)]]
+    if isinstance(value, list):
+        return [t for v in value for t in _strings(v)]
+    return []
