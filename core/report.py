@@ -313,8 +313,17 @@ def counts(data: RunData) -> dict[str, Any]:
     (errors,) = data.db.execute("select count(*) from attempts where run_id = ? and error is not null",
                                 [data.run_id]).fetchone()
     total = data.run["total"]
+    missing, not_needed = max(0, (total or 0) - n), 0
+    options = data.run.get("options")
+    samples = int(data.run.get("samples") or 1)
+    if isinstance(options, dict) and options.get("repair") and total:
+        # A self-repair run (specs-repair): an instance's rounds stop once it is solved (or its solver
+        # failed), so only instances never reached are missing; the other rounds were not needed.
+        reached = len(data.per_instance)
+        missing = max(0, total // samples - reached) * samples
+        not_needed = max(0, total - n - missing)
     return {
-        "attempts": n, "expected": total, "missing": max(0, (total or 0) - n),
+        "attempts": n, "expected": total, "missing": missing, "not_needed": not_needed,
         "instances": len(data.per_instance), "correct": int(correct or 0), "errors": int(errors or 0),
         "cached": int(cached or 0), "orphans": data.orphans, "tokens_in": tokens_in, "tokens_out": tokens_out,
         "mean_elapsed_s": elapsed,

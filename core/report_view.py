@@ -78,7 +78,8 @@ def run_report(report: dict[str, Any]) -> RenderableType:
     return Group(
         Text.from_markup(f"[bold]{run['id']}[/]  {run['family']} · snapshot {run['snapshot']} · solver "
                          f"{run['solver']} · samples {run['samples']} · {run['status']}"),
-        Text(f"attempts {c['attempts']}/{c['expected']} (missing {c['missing']}) · correct {c['correct']} · "
+        Text(f"attempts {c['attempts']}/{c['expected']} (missing {c['missing']}"
+             + (f", rounds not needed {c['not_needed']}" if c.get("not_needed") else "") + f") · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
              f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "")),
         report_body(report),

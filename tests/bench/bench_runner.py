@@ -15,7 +15,8 @@ run, alternating so that a noisy neighbour hits both alike:
     the heartbeat.
 ideal_rps = concurrency / latency; `ratio` = runner rps / ideal_rps (targets: >= 0.8 at 256, >= 0.9 at
 64); `cpu_ms` = this process's CPU (every thread: loop, writer, verification) per request (target
-<= 0.6). Not a pass/fail test.
+<= 0.6). `calibration_ms`: a fixed pure-Python workload's CPU time on this machine, to compare runs
+made on different virtual machines of the same kind. Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -84,6 +85,24 @@ def cli_run(argv: list[str]) -> dict[str, Any]:
     return json.loads(out.getvalue().strip().splitlines()[-1])
 
 
+def calibration_ms(repeat: int = 5) -> float:
+    """CPU time of a fixed pure-Python workload (JSON round trips of a reply-sized object and dict
+    work), the least of `repeat`. Per-request CPU figures scale with the machine: the anchor's own
+    CPU per request, the same code, measured 0.10-0.12 ms on one VM of this kind and 0.03-0.04 ms on
+    another, so figures from two machines compare only through a figure like this one."""
+    reply = {"id": "c", "choices": [{"index": 0, "message": {"role": "assistant", "content": "x" * 400},
+                                     "finish_reason": "stop"}], "usage": {"prompt_tokens": 9}}
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        for i in range(20_000):
+            data = json.loads(json.dumps(reply))
+            data["choices"][0]["index"] = i
+            {k: v for k, v in data.items() if k != "usage"}
+        best = min(best, time.process_time() - start)
+    return round(best * 1000, 1)
+
+
 def _cpu_seconds(pid: int) -> float | None:
     """user+system CPU of a process so far (Linux /proc), to see whether the server saturates."""
     try:
@@ -122,7 +141,7 @@ def main() -> None:
     code = SERVER.format(repo=str(REPO), answers=str(tmp / "answers.json"), latency=args.latency, chunk=args.chunk)
     server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     results: dict[str, Any] = {"family": family.id, "latency_s": args.latency, "chunk_chars": args.chunk,
-                               "repeat": args.repeat, "cpus": os.cpu_count()}
+                               "repeat": args.repeat, "cpus": os.cpu_count(), "calibration_ms": calibration_ms()}
     try:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         base = f"http://127.0.0.1:{port}/v1"

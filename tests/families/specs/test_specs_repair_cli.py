@@ -120,6 +120,15 @@ def test_repair_rounds_from_a_model_are_linked_attempts(tmp_path, log_db):
     assert links[0] == {"round": 0, "previous_attempt": None, "category": "PostconditionFailure"}
     assert links[1] == {"round": 1, "previous_attempt": rows[0]["id"], "category": None}
     assert json.loads(rows[1]["prompt"])["style"] == "repair"
+    # solved at round 1: rounds 2 and 3 were not needed, and are not counted as missing
+    report = subprocess.run([sys.executable, "-m", "core", "report", summary["run"], "--format", "json"],
+                            capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0, report.stderr
+    counts = json.loads(report.stdout)["counts"]
+    assert (counts["attempts"], counts["expected"], counts["missing"], counts["not_needed"]) == (2, 4, 0, 2)
+    table = subprocess.run([sys.executable, "-m", "core", "report", summary["run"]], capture_output=True, text=True,
+                           timeout=600)
+    assert "(missing 0, rounds not needed 2)" in table.stdout, table.stdout
 
 
 def test_repair_refuses_a_snapshot_of_another_family(log_db):
