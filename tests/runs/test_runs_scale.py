@@ -235,7 +235,8 @@ def test_an_old_database_is_migrated_and_keeps_its_attempts(tmp_path) -> None:
     conn.commit()
     assert migrate(conn, str(path)) == 2
     names = {name for (name,) in conn.execute("select name from sqlite_master")}
-    assert {"report_cache", "attempts_run_facts"} <= names
+    assert {"report_cache", "attempts_run_facts", "attempts_instance_solver"} <= names
+    assert "attempts_instance" not in names  # v4: its columns lead attempts_instance_solver
     assert conn.execute("pragma user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("select instance_id, correct from attempts").fetchall() == [("i", 1)]
     conn.close()
@@ -250,6 +251,20 @@ def test_the_report_index_does_not_change_other_queries_plans(tmp_path) -> None:
     plan = store.db.execute("explain query plan select count(*) from attempts where ('' || run_id) = ? "
                             "and run_id is not null", ["r"]).fetchall()
     assert "attempts_run_facts" in str(plan)
+    store.close()
+
+
+def test_queries_by_instance_use_the_instance_solver_index(tmp_path) -> None:
+    """With attempts_instance gone (schema v4), an instance's attempts and the summaries still find
+    their rows through an index: no query by instance scans the table."""
+    store = LogStore(tmp_path / "log.db")
+    for sql, args in (("select * from attempts where instance_id = ? order by id", ["i"]),
+                      ("select instance_id, count(*), max(coalesce(correct, 0)) from attempts group by instance_id", []),
+                      ("select instance_id, solver, count(*), max(coalesce(correct, 0)) from attempts "
+                       "group by instance_id, solver", [])):
+        steps = [row[3] for row in store.db.execute("explain query plan " + sql, args).fetchall()]
+        reads = [step for step in steps if "attempts" in step]
+        assert reads and all("INDEX attempts_instance_solver" in step for step in reads), steps
     store.close()
 
 
