@@ -75,11 +75,11 @@ def feature_table(feature: str, groups: dict[str, dict[str, Any]], columns: int 
 def run_report(report: dict[str, Any]) -> RenderableType:
     """One run: header, counts, then `report_body`."""
     run, c = report["run"], report["counts"]
+    missing = f"missing {c['missing']}" + (f", rounds not needed {c['not_needed']}" if c.get("not_needed") else "")
     return Group(
         Text.from_markup(f"[bold]{run['id']}[/]  {run['family']} · snapshot {run['snapshot']} · solver "
                          f"{run['solver']} · samples {run['samples']} · {run['status']}"),
-        Text(f"attempts {c['attempts']}/{c['expected']} (missing {c['missing']}"
-             + (f", rounds not needed {c['not_needed']}" if c.get("not_needed") else "") + f") · correct {c['correct']} · "
+        Text(f"attempts {c['attempts']}/{c['expected']} ({missing}) · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
              f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "")),
         report_body(report),

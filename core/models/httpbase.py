@@ -388,8 +388,7 @@ def _utf8(data: bytes) -> str:
 
 
 def _split_lines(text: str) -> list[str]:
-    """Lines ended by LF or CRLF (the event-stream format's CR-only endings are not sent by any server
-    this speaks to)."""
+    """Lines ended by LF or CRLF (a lone CR does not end a line, as before)."""
     lines = text.split("\n")
     if "\r" in text:
         return [line.removesuffix("\r") for line in lines]
