@@ -64,10 +64,13 @@ class AttemptRecord(BaseModel):
                 if not exclude or name not in exclude}
         keys = known_secrets()
         if keys:
-            for name, value in data.items():
-                if type(value) is JsonText and not value.free_of(keys):
-                    data[name] = stored_value(getattr(self, name), as_text=False)  # scrubbed as values
             clean = scrub(data, keys)
+            plain = all(map(_plain, keys))
+            for name, value in data.items():
+                # JSON text the scrub changed (a key, or a piece of one, in it), or that a key JSON
+                # escapes could hide in: made safe and scrubbed value by value instead
+                if type(value) is JsonText and (clean[name] is not value or not plain):
+                    clean[name] = scrub(stored_value(getattr(self, name), as_text=False), keys)
             changed = sorted(k for k in ("response", "reasoning") if clean.get(k) != data.get(k))
             if changed:
                 clean["usage"] = {**(clean.get("usage") or {}), "redacted": changed}
@@ -82,17 +85,11 @@ class JsonText(str):
     verdict and answer cost ~65 µs per attempt that way. Keys come in field order, not sorted; every
     reader parses the JSON."""
 
-    def free_of(self, keys: tuple[str, ...]) -> bool:
-        """Whether redaction has nothing to do here: no key, nor a piece of one, in the text, and no key
-        that JSON would write escaped (a `"`, a backslash or a control character would hide it from a
-        search of the text)."""
-        from core.models.secrets import redact
-
-        return all(_plain(key) for key in keys) and redact(self, keys) is self
-
 
 @functools.lru_cache(maxsize=64)
 def _plain(key: str) -> bool:
+    """Whether JSON writes the key as it is: a `"`, a backslash or a control character is escaped, which
+    would hide the key from a search of JSON text."""
     return key.isprintable() and '"' not in key and "\\" not in key
 
 

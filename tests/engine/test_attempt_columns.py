@@ -130,6 +130,19 @@ def test_a_key_json_would_escape_is_still_redacted_in_json_columns(monkeypatch: 
     assert json.loads(columns["verdict"])["got"][1] == str(2**64)
 
 
+def test_a_key_piece_outside_a_json_string_leaves_the_column_valid_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redacting pydantic's JSON text where a key's piece is a number would leave `[redacted key]`
+    unquoted; such a field is made safe value by value instead, and stays JSON its readers parse."""
+    monkeypatch.setattr(secrets, "_registered", set())
+    monkeypatch.setattr(secrets, "_known_memo", {"key": None, "value": ()})
+    secrets.register("k-1234567890123456")
+    record = AttemptRecord(instance_id="i", family="toy", solver="s",
+                           answer=Answer(ok=True, value=[1234567890123456, "k-1234567890123456"], message="m"))
+    columns = attempt_columns(record.row())
+    stored = Answer.model_validate_json(columns["answer"])
+    assert stored.value[1] == secrets.MARK
+
+
 def _strings(value: object) -> list[str]:
     """Every string in a JSON value, dict keys included, as a reader would get it back."""
     if isinstance(value, str):
