@@ -1,7 +1,7 @@
 """The PBEBench snapshots (paper §4.1, Appendix D.2) as released, plus a small demo set.
 
 What the released files show, and how the presets follow them (figures measured on the released
-records; see the README's "Where we differ" and tests/families/cascade/test_cascade_parity_stats.py):
+records; see docs/families.md, "Where we differ" and tests/families/cascade/test_cascade_parity_stats.py):
 
 - Alphabets: PBEBench-Lite and Lite-MoreEg use `abcdefghijkuvwxyz` (a-k and u-z: the released
   generator's and scorer's default, and every character of those files); PBEBench and the (25, 30)

@@ -1,6 +1,6 @@
 """Frama-C WP on one annotated C file: run (through the cached tool runner) and read its goals.
 
-Options (measured on the corpus, see the README): `-wp -wp-rte`, provers CVC4 and Z3 raced per goal
+Options (measured on the corpus, see docs/families.md): `-wp -wp-rte`, provers CVC4 and Z3 raced per goal
 (`-wp-prover cvc4,z3`: CVC4 alone leaves a few goals Unknown, and Z3 through this Why3 reports its own
 time-outs as "Failed Unknown error", so neither is enough alone), `-wp-timeout 5` per goal (the longest
 reference goal takes 0.6 s alone; 3 s timed out on a loaded machine), `-wp-par 4` (WP waits on provers by polling, so a few goals in flight hide
