@@ -23,7 +23,7 @@ from core.family import all_families, get_family
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
 
 # Modules that add more verbs to the group (runs, reports, models); absent ones are skipped.
-EXTRA_COMMAND_MODULES = ("core.cli_runs",)
+EXTRA_COMMAND_MODULES = ("core.cli_runs", "core.cli_notes")
 
 
 class SembenchGroup(click.Group):

@@ -85,7 +85,15 @@ def _v4(conn: sqlite3.Connection) -> None:
     conn.execute("drop index if exists attempts_instance")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4)
+def _v5(conn: sqlite3.Connection) -> None:
+    """The researcher's notes per instance (core.store.notes): keyed by snapshot name and instance id,
+    not by a row of `instances`, so a snapshot imported again under its name keeps them."""
+    conn.execute("create table if not exists notes (snapshot text not null, instance_id text not null, "
+                 "bookmarked integer not null default 0, tags text not null default '[]', "
+                 "note text not null default '', updated text, primary key (snapshot, instance_id))")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
