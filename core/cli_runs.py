@@ -462,14 +462,27 @@ def register(cli: click.Group) -> None:
 
     @cli.command("models")
     @FORMAT
-    def models_cmd(fmt: str) -> None:
+    @click.option("--served", is_flag=True, help="Ask each endpoint which models it serves.")
+    def models_cmd(fmt: str, served: bool) -> None:
         """Configured model endpoints (keys shown only as set / not set)."""
-        from core.models.config import ConfigError, describe_endpoints
+        from core.models.config import ConfigError, describe_endpoints, load_endpoints
 
         try:
             rows = describe_endpoints()
+            if served:
+                from core.models.listing import list_all
+
+                listings = list_all(load_endpoints())
         except ConfigError as exc:
             raise UserError(str(exc)) from None
+        if served:
+            if fmt == "json":
+                click.echo(json.dumps([ls.model_dump() for ls in listings], indent=2))
+                return
+            for listing in listings:
+                found = ", ".join(listing.models) or "none"
+                click.echo(f"{listing.kind} {listing.base_url}: {listing.error or found}")
+            return
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
             return
