@@ -322,12 +322,20 @@ def counts(data: RunData) -> dict[str, Any]:
         reached = len(data.per_instance)
         missing = max(0, total // samples - reached) * samples
         not_needed = max(0, total - n - missing)
-    return {
+    out = {
         "attempts": n, "expected": total, "missing": missing, "not_needed": not_needed,
         "instances": len(data.per_instance), "correct": int(correct or 0), "errors": int(errors or 0),
         "cached": int(cached or 0), "orphans": data.orphans, "tokens_in": tokens_in, "tokens_out": tokens_out,
         "mean_elapsed_s": elapsed,
     }
+    if str(data.run.get("solver") or "").startswith("human"):
+        # A person's time per instance (the clock ran only while the answer was on screen). Read from
+        # the rows, not an index: people's runs are small.
+        timed, mean_time, total_time = data.db.execute(
+            "select count(human_time_s), avg(human_time_s), sum(human_time_s) from attempts where run_id = ?",
+            [data.run_id]).fetchone()
+        out.update(timed=int(timed or 0), mean_human_time_s=mean_time, total_human_time_s=total_time)
+    return out
 
 
 def error_summary(data: RunData) -> dict[str, Any]:

@@ -76,12 +76,19 @@ def run_report(report: dict[str, Any]) -> RenderableType:
     """One run: header, counts, then `report_body`."""
     run, c = report["run"], report["counts"]
     missing = f"missing {c['missing']}" + (f", rounds not needed {c['not_needed']}" if c.get("not_needed") else "")
+    # Names come from the log (a solver may be `human:NAME` typed by a person): text, never markup.
+    head = Text(str(run["id"]), style="bold")
+    head.append(f"  {run['family']} · snapshot {run['snapshot']} · solver {run['solver']} · samples "
+                f"{run['samples']} · {run['status']}")
+    times = ""
+    if c.get("mean_human_time_s") is not None:
+        times = (f" · a person's time per instance {c['mean_human_time_s']:.1f} s "
+                 f"(total {c['total_human_time_s']:.1f} s over {c['timed']})")
     return Group(
-        Text.from_markup(f"[bold]{run['id']}[/]  {run['family']} · snapshot {run['snapshot']} · solver "
-                         f"{run['solver']} · samples {run['samples']} · {run['status']}"),
+        head,
         Text(f"attempts {c['attempts']}/{c['expected']} ({missing}) · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
-             f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "")),
+             f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "") + times),
         report_body(report),
     )
 

@@ -101,6 +101,9 @@ def new_run_id() -> str:
 
 def config_of(run: dict[str, Any]) -> RunConfig:
     opts = run["options"]
+    if "session" in opts:  # a person answers it: only the workbench can go on with it
+        raise UserError(f"run '{run['id']}' is a human session and cannot be resumed by `sembench run`; "
+                        "resume it in the workbench (Runs screen: R)")
     recorder = opts.get("recorded_by")
     if recorder:  # e.g. specs-repair: its samples are repair rounds, which `run` cannot continue
         raise UserError(f"run '{run['id']}' was recorded by `sembench {recorder}` and cannot be resumed by "
