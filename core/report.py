@@ -338,6 +338,21 @@ def counts(data: RunData) -> dict[str, Any]:
     return out
 
 
+def run_cost(solver: str, tokens_in: int | None, tokens_out: int | None) -> float | None:
+    """Dollars for the run's tokens at the prices configured now (None without prices or usage). Cost
+    is linear in tokens, so the run's sums give it at once."""
+    if ":" not in solver or solver.startswith("human"):
+        return None
+    from core.models.config import ConfigError, load_endpoints
+    from core.models.prices import attempt_cost
+
+    try:
+        endpoints = load_endpoints()
+    except ConfigError:
+        return None  # a broken config file is reported where endpoints are used, not in a report
+    return attempt_cost(solver, tokens_in, tokens_out, endpoints)
+
+
 def error_summary(data: RunData) -> dict[str, Any]:
     """Errors by kind (most frequent first), each with its first message as an example."""
     rows = data.db.execute(
@@ -394,7 +409,7 @@ def report_run(data: RunData) -> dict[str, Any]:
     the main feature is computed (and cached) with it, so a caller that plots it next reads no more."""
     cached = data.cached("report")
     if cached is not None:
-        return cached
+        return with_cost(cached)
     with collector_paused():
         report: dict[str, Any] = {
             "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
@@ -406,7 +421,16 @@ def report_run(data: RunData) -> dict[str, Any]:
         report = json.loads(json.dumps(report, default=str))  # the same value whether cached or not
         data.release()
     data.remember("report", report)
-    return report
+    return with_cost(report)
+
+
+def with_cost(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with the run's cost at today's configured prices (never cached: prices change)."""
+    c = report["counts"]
+    cost = run_cost(str(report["run"].get("solver") or ""), c.get("tokens_in"), c.get("tokens_out"))
+    if cost is None:
+        return report
+    return {**report, "counts": {**c, "cost_usd": cost}}
 
 
 _PAUSE_LOCK = threading.Lock()

@@ -88,7 +88,8 @@ def run_report(report: dict[str, Any]) -> RenderableType:
         head,
         Text(f"attempts {c['attempts']}/{c['expected']} ({missing}) · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
-             f"{fmt(c['tokens_out'])}" + (f" · orphans {c['orphans']}" if c["orphans"] else "") + times),
+             f"{fmt(c['tokens_out'])}" + (f" · cost ${c['cost_usd']:.4f}" if c.get("cost_usd") is not None else "")
+             + (f" · orphans {c['orphans']}" if c["orphans"] else "") + times),
         report_body(report),
     )
 

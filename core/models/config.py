@@ -71,6 +71,11 @@ class Endpoint(BaseModel):
     # The read timeout restarts with every byte, so a server trickling a reply could hold a request
     # forever; this bounds the whole call (retries and backoff included).
     request_deadline_s: float = Field(default=900.0, gt=0, le=7 * DAY_S)
+    # Prices in US dollars per million tokens, for the cost shown beside an attempt (core.models.prices):
+    # one pair for every model of the endpoint, and/or `prices = {"MODEL" = [IN, OUT]}` per model.
+    price_in_per_mtok: float | None = Field(default=None, ge=0, le=1e6)
+    price_out_per_mtok: float | None = Field(default=None, ge=0, le=1e6)
+    prices: dict[str, tuple[float, float]] = Field(default_factory=dict, max_length=10_000)
     # Where each setting came from ("env OPENAI_BASE_URL", "config PATH", "default"), for `sembench models`.
     sources: tuple[tuple[str, str], ...] = ()
 
