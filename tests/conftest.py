@@ -26,6 +26,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(message)
 
 
+@pytest.fixture(autouse=True)
+def _private_state(tmp_path_factory, monkeypatch):
+    """Each test gets its own XDG state directory: the workbench reopens where it was left (tui.state),
+    and one test's workbench must not open where another's was left, nor touch the user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
 @pytest.fixture
 def log_db(tmp_path, monkeypatch):
     """A fresh log database path, also exported as SEMBENCH_DB for CLI subprocesses."""

@@ -44,8 +44,13 @@ class SembenchApp(App[None]):
         *,
         workspace: Workspace | None = None,
         clock: Callable[[], float] = time.monotonic,
+        fresh: bool = False,
     ) -> None:
         super().__init__()
+        from tui.state import WorkbenchState, load_state
+
+        # Where the workbench was left (tui.state); `--fresh` starts from the defaults.
+        self.saved = WorkbenchState() if fresh else load_state()
         self.snapshots_path = Path(snapshots) if snapshots else None
         self.workspace = workspace or Workspace(log_path=db, snapshots_path=self.snapshots_path)
         self.clock = clock
@@ -54,7 +59,8 @@ class SembenchApp(App[None]):
         self.summary: dict[str, dict[str, tuple[int, bool]]] | None = None
         self.summary_marker: int | None = None
         # The Solve tab's choices (solver, model name, sampling options), kept from instance to instance.
-        self.solve_prefs: dict[str, Any] = {}
+        self.solve_prefs: dict[str, Any] = {k: v for k, v in self.saved.solve_prefs.items()
+                                             if isinstance(v, str) or v is None}
         # Unsent human answers (tui.widgets.solve.Draft) of instances the user left, by InstanceScreen.draft_key.
         self.drafts: dict[str, Any] = {}
 
@@ -72,7 +78,15 @@ class SembenchApp(App[None]):
         return BrowserScreen()
 
     def on_unmount(self) -> None:
+        self.save_state()
         self.workspace.close()
+
+    def save_state(self) -> None:
+        """Remember where the workbench is, for the next start (tui.state)."""
+        from tui.state import save_state
+
+        # The browser keeps its part of `saved` current (BrowserScreen.apply): by now its screen is gone.
+        save_state(self.saved.model_copy(update={"solve_prefs": dict(self.solve_prefs)}))
 
     # -- navigation ------------------------------------------------------------------------------
     def _pop_to_browser(self, then: Callable[[], object] | None = None) -> None:
@@ -197,9 +211,9 @@ class SembenchApp(App[None]):
             self.screen.post_message(SolveRequest(spec, None, None, {}))
 
 
-def run_app(db: str | None = None, snapshots: str | None = None) -> None:
+def run_app(db: str | None = None, snapshots: str | None = None, fresh: bool = False) -> None:
     try:
-        app = SembenchApp(db=db, snapshots=snapshots)
+        app = SembenchApp(db=db, snapshots=snapshots, fresh=fresh)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -9,7 +9,8 @@ import sys
 
 
 def tui_db(args: list[str]) -> tuple[bool, str | None]:
-    """Whether `args` ask for the workbench, and the log database they name."""
+    """Whether `args` ask for the workbench, and the log database they name (`--fresh` is read apart)."""
+    args = [a for a in args if a != "--fresh"]
     if not args:
         return True, None
     if len(args) == 2 and args[0] == "--db":
@@ -29,4 +30,4 @@ def main(argv: list[str] | None = None) -> None:
         return
     from tui.app import run_app
 
-    run_app(db)
+    run_app(db, fresh="--fresh" in args)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -203,23 +202,18 @@ async def test_ten_thousand_instances_open_instantly(big_snapshot: Path, tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        start = time.perf_counter()
         browser.load_snapshot("big")
         await pilot.pause()
-        opened = time.perf_counter() - start
         table = browser.query_one("#instances", VirtualTable)
         assert table.row_count == BIG
-        start = time.perf_counter()
         browser.query_one("#search", Input).value = "depth=3"
-        await pilot.pause()
-        filtered = time.perf_counter() - start
+        await settle(pilot)
         assert 0 < table.row_count < BIG
         table.focus()
         await pilot.press("end")
         assert table.cursor_row == table.row_count - 1
         assert "membership-big-09999" in render_text(app) or "membership-big-0999" in render_text(app)
-        # Generous bounds (a slow CI machine); the benchmark in tests/bench measures the real numbers.
-        assert opened < 2.0 and filtered < 1.0, (opened, filtered)
+        # How fast: tests/bench/bench_tui_startup.py and bench_tui_runs.py measure it (no timing here).
 
 
 async def test_no_snapshots_says_how_to_get_some(tmp_path: Path) -> None:

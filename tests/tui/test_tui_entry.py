@@ -18,7 +18,7 @@ def test_which_arguments_open_the_workbench() -> None:
 
 def test_main_opens_the_workbench_or_passes_through(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path) -> None:
     opened: list[str | None] = []
-    monkeypatch.setattr(tui.app, "run_app", lambda db=None: opened.append(db))
+    monkeypatch.setattr(tui.app, "run_app", lambda db=None, fresh=False: opened.append(db))
     main([])
     main(["--db", str(tmp_path / "log.db")])
     assert opened == [None, str(tmp_path / "log.db")]

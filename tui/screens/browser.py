@@ -76,6 +76,7 @@ class BrowserScreen(SembenchScreen):
         self.solver = PEOPLE_AND_MODELS
         self.summary_loading = False
         self._summary_again = False
+        self._restoring: str | None = None  # the saved snapshot, until the list's cursor is on it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -100,10 +101,41 @@ class BrowserScreen(SembenchScreen):
         if self.app.summary is not None:
             self._fill_solvers()
         if self.snapshots:
-            self.load_snapshot(self.snapshots[0][0].name)  # before the first paint: the table is there at once
+            self.restore(snapshots)  # before the first paint: the table is there at once
             snapshots.focus()
         else:
             self.query_one("#table-info", Static).update(Text(EMPTY_HELP, style="yellow"))
+
+    def restore(self, snapshots: DataTable) -> None:
+        """Open where the workbench was left (tui.state): its snapshot, search, filter, scope and sort;
+        the first snapshot when there is no saved state or its snapshot is gone."""
+        saved = self.app.saved
+        names = [snap.name for snap, _ in self.snapshots]
+        name = saved.snapshot if saved.snapshot in names else names[0]
+        if saved.status in STATUSES:
+            with self.prevent(Select.Changed):
+                self.query_one("#status-filter", Select).value = saved.status
+        if saved.solver_scope:
+            self.solver = saved.solver_scope
+        self.sort_column, self.sort_reverse = saved.sort_column, saved.sort_reverse
+        # The snapshot list highlights its first row once filled; that must not load another snapshot
+        # (and drop the saved sort) in place of the saved one: highlights wait for the saved row's.
+        self._restoring = name
+        with self.prevent(Input.Changed):
+            self.query_one("#search", Input).value = saved.search
+        self.load_snapshot(name)
+        if name != names[0]:
+            snapshots.move_cursor(row=snapshots.get_row_index(name))
+        self.set_timer(1.0, self._restored)  # in case no highlight of the saved row ever comes
+
+    def _restored(self) -> None:
+        self._restoring = None
+
+    def state_fields(self) -> dict[str, object]:
+        """What `restore` reads back next time."""
+        return {"snapshot": self.table.snapshot if self.table is not None else None,
+                "search": self.query_one("#search", Input).value, "status": self.status_filter,
+                "solver_scope": self.solver, "sort_column": self.sort_column, "sort_reverse": self.sort_reverse}
 
     def on_screen_resume(self) -> None:
         # At start, and back from an instance (or runs): solved/attempted marks may have changed; a worker
@@ -160,7 +192,7 @@ class BrowserScreen(SembenchScreen):
         select = self.query_one("#solver-filter", Select)
         solvers = [s for s in solvers_in(self.app.summary or {}) if s != ORACLE]  # the oracle never counts
         options = [(scope_label(ANY_BUT_ORACLE), ANY_BUT_ORACLE), *((s, s) for s in solvers)]
-        current = select.value
+        current = select.value if isinstance(select.value, str) else self.solver  # a restored scope
         with self.prevent(Select.Changed):
             select.set_options(options)
             if isinstance(current, str) and current in {value for _, value in options}:
@@ -211,6 +243,10 @@ class BrowserScreen(SembenchScreen):
     @on(DataTable.RowHighlighted, "#snapshots")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
         name = event.row_key.value
+        if self._restoring is not None:
+            if name == self._restoring:
+                self._restoring = None
+            return
         if name and (self.table is None or self.table.snapshot != name):
             self.load_snapshot(name)
 
@@ -258,6 +294,7 @@ class BrowserScreen(SembenchScreen):
         rows = filter_rows(self.table.rows, query, self.status_filter)
         rows = sort_rows(rows, self.sort_column, self.sort_reverse)
         self.view = rows
+        self.app.saved = self.app.saved.model_copy(update=self.state_fields())  # reopened here next time
         cells = Cells(self.table, rows)
         widget.sorted_column = self.table.columns.index(self.sort_column) if self.sort_column else None
         widget.sort_reverse = self.sort_reverse
