@@ -60,6 +60,8 @@ def wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
 def harness(instance: SpecsInstance) -> tuple[Any, list[dict[str, Any]], str]:
     """(signature, cases, reason-if-unsupported): the instance's tests then its random inputs."""
     sig = signature(instance.code, instance.function)
+    if instance.function == "main":  # the harness is itself a `main`: a task about main has no inputs
+        return sig, [], "the function is main, which the input harness cannot call"
     reason = inputs_mod.supported(sig)
     if reason:
         return sig, [], reason

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from core.families.specs.cpp import unsafe_include
 from core.families.specs.tools import FRAMAC, why3_config
 from core.tools import run
 
@@ -190,6 +191,9 @@ def classify_error(message: str) -> str:
 
 def run_wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
     """WP on the annotated program (cached by program text, options, Frama-C version and Why3 setup)."""
+    unsafe = unsafe_include(annotated)
+    if unsafe:  # never let the preprocessor read a device, /proc or a file outside the system directories
+        return WpResult(outcome="error", error_kind="UnsafeInclude", error_message=f"include refused: {unsafe}")
     conf = why3_config()
     result = run(FRAMAC, [*options.args(), FILE], files={FILE: annotated, "why3.conf": conf},
                  env={"WHY3CONFIG": "why3.conf"}, timeout_s=options.budget_s, memory_mb=6144)
