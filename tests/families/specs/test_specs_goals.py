@@ -133,3 +133,19 @@ void f4(long a, long b, long c) {}
     assert goal["status"] == "timeout"
     assert verdict.status == "unknown" and verdict.details["category"] == "Timeout"
     assert verdict.details["outcome_cex"] == "unknown"
+
+
+@pytest.mark.framac
+def test_paper_style_prompt_has_none_of_the_projects_additions():
+    from core.family import get_family
+
+    fam = get_family("specs")
+    inst = corpus_instance("max_of_two")
+    assert "paper" in fam.prompt_styles
+    paper = fam.prompt(inst, "paper")
+    text = "\n".join(m["content"] for m in paper.messages)
+    assert "### DESCRIPTION" not in text and inst.description not in text
+    assert "Do not change the C code" not in text
+    assert inst.code.rstrip() in text and "Please generate ACSL specifications" in text
+    zero = "\n".join(m["content"] for m in fam.prompt(inst, "zero-shot").messages)
+    assert "### DESCRIPTION" in zero and inst.description in zero
