@@ -61,7 +61,9 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
     strict = Counter(str(v.details.get("outcome_cex", v.status)) for _, v in rows)
     _rate(out, "fr_cex", strict.get("failure", 0), n)
     _rate(out, "unknown_rate_cex", strict.get("unknown", 0), n)
-    out["errors"] = statuses.get("error", 0)  # no verdict (WP's goal count and the parsed goals disagree)
+    # no verdict: WP's own goal count and the goals read from its output disagree (counted apart from the
+    # report's `errors`, which also holds solver errors)
+    out["wp_mismatch"] = sum(1 for _, v in rows if v.details.get("category") == "WpOutputMismatch")
     # CR rows left out: a verified contract whose mutants could not be located in the reply has no CR
     left = [v.details["completeness"] for _, v in rows if v.status == "success"
             and isinstance(v.details.get("completeness"), dict)

@@ -27,6 +27,6 @@ def test_both_conventions_and_cr_left_out_are_reported():
     out = summarize(rows)
     assert out["fr"] == 2 / 6 and out["unknown_rate"] == 1 / 6
     assert out["fr_cex"] == 1 / 6 and out["unknown_rate_cex"] == 2 / 6
-    assert out["errors"] == 1
+    assert out["wp_mismatch"] == 1
     assert out["cr"] == 0.5 and out["cr_n"] == 1
     assert out["cr_left_out"] == 1 and out["cr_mutants_left_out"] == 4
