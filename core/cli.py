@@ -497,6 +497,12 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
         raise UserError("no such file or folder", file=str(path))
     released = fam.import_files(path)
     source = "released format" if released is not None else "instance JSONL"
+    # files a family could not turn into tasks (`.skipped` on what it returns): listed, the rest import
+    skipped: list[tuple[str, str]] = list(getattr(released, "skipped", None) or [])
+    for where, reason in skipped[:20]:
+        click.echo(f"{path}: {where}: skipped: {reason}", err=True)
+    if len(skipped) > 20:
+        click.echo(f"{path}: ... and {len(skipped) - 20} more skipped", err=True)
     if released is None:
         if path.is_dir():
             raise UserError(f"a folder, but not one that '{fam.id}' can import", file=str(path))
@@ -528,11 +534,14 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
         meta["unverified"] = [item.instance_id for item in bad]
     if no_reference:
         meta["no_reference"] = no_reference
+    if skipped:
+        meta["skipped"] = [{"file": where, "reason": reason} for where, reason in skipped]
     meta.update(fam.describe_snapshot(instances))  # the family's facts, as for a bundled snapshot
     snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances), meta=meta)
     ws.log.write_snapshot(snap, instances, features=fam.feature_values)
     notes = [f"{len(bad)} whose ground truth does not verify"] if bad else []
     notes += [f"{no_reference} without a reference"] if no_reference else []
+    notes += [f"{len(skipped)} files skipped (listed above)"] if skipped else []
     extra = f"; {', '.join(notes)}" if notes else ""
     click.echo(f"imported {len(instances)} instances ({source}{extra}) as snapshot '{name}' into {ws.log.path}")
 

@@ -27,7 +27,7 @@ class SpecsFamily(Family):
     answer_model = lazy(".model:SpecsAnswer")
     step_model = lazy(".model:GoalStep")
     features = ("control_flow", "loops", "transformation")
-    prompt_styles = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most")
+    prompt_styles = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most", "paper")
     requires = REQUIRED
     answer_language = "c"
     answer_template = "```c\n/*@ requires ...;\n    assigns ...;\n    ensures ...;\n*/\n```"

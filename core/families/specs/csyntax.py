@@ -3,7 +3,8 @@
 ACSL lives in comments that start with `/*@` or `//@`; tree-sitter parses every comment as a `comment`
 node, so a comment or a string that merely *contains* `/*@` is never taken for an annotation. The
 program "outside the annotations" is the sequence of code tokens (comments and `#include` lines left
-out), which is what the extractor compares to catch a reply that edits the code.
+out), which is what the extractor compares to catch a reply that edits the code; directives are compared
+whole, as the preprocessor reads them, by `cpp.compare_directives`.
 """
 
 from __future__ import annotations

@@ -3,9 +3,11 @@ core.extraction).
 
 The block chosen is the last fenced block that defines the task's function (replies often show the
 bare program first and the annotated one last); without fences, the text from the first annotation or
-declaration on. The code outside the annotations must be the task's code, token for token (layout,
-comments and `#include` lines aside): a reply that edits the code is reported as `code_modified`, with
-the first place it differs.
+declaration on. The code outside the annotations must be the task's code, token for token (layout and
+comments aside), and its preprocessor directives exactly the task's (`cpp.directives`, directive lines
+inside annotations included: Frama-C preprocesses those too): a reply that edits the code, or adds,
+removes or changes a directive (an added `#include` would make gcc and Frama-C read any file), is
+reported as `code_modified`, with the first place it differs.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from __future__ import annotations
 import re
 
 from core.extraction import code_fences, split_reasoning
+from core.families.specs.cpp import compare_directives
 from core.families.specs.csyntax import annotations, compare_code, function_names, parse
 from core.verdict import Answer
 
 MAX_REPLY = 200_000
 _ANNOT = re.compile(r"/\*@|//@")
+_DIGRAPH = re.compile(r"^([ \t]*)%:", re.M)
 _START = re.compile(r"^\s*(/\*@|//@|#include|(?:static\s+)?(?:const\s+)?(?:unsigned\s+)?(?:int|void|char|long|short|_Bool)\b)",
                     re.M)
 
@@ -74,7 +78,8 @@ def _extract(text: str, instance: object) -> Answer:
         return Answer.failure("no_code", "the response contains no C program (no code block, no declaration)")
     chosen = None
     for block in reversed(blocks):
-        if function is None or function in function_names(block):
+        # `%:` (the digraph of `#`) and line splicing defeat tree-sitter: undo both to find the function
+        if function is None or function in function_names(_DIGRAPH.sub(r"\1#", block.replace("\\\n", ""))):
             chosen = block
             break
     if chosen is None:
@@ -85,6 +90,16 @@ def _extract(text: str, instance: object) -> Answer:
         return Answer.failure("no_annotations", "the program in the response has no ACSL annotations "
                                                 "(/*@ ... */ or //@ ...)", annotated=chosen)
     if isinstance(code, str):
+        changed = compare_directives(code, chosen)
+        if changed is not None:
+            where = f"line {changed.got_line}" if changed.got_line else "the end"
+            return Answer.failure(
+                "code_modified",
+                f"the reply changes the program's preprocessor directives: the task's "
+                f"{'line ' + str(changed.expected_line) if changed.expected_line else 'program'} has "
+                f"`{changed.expected}` where the reply's {where} has `{changed.got}`",
+                annotated=chosen, expected_line=changed.expected_line, got_line=changed.got_line,
+                expected_token=changed.expected, got_token=changed.got)
         diff = compare_code(code, chosen)
         if not diff.same:
             return Answer.failure(

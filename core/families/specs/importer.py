@@ -2,8 +2,14 @@
 
 The task is the file with every annotation removed (comments and strings that merely contain `/*@` are
 left alone); the reference is the annotated file; the function is the contracted one that no other
-contracted function calls (the last such when several qualify). A file whose annotations Frama-C cannot
-parse is still imported, with `meta.annotations_parse = false` and the message.
+contracted function calls (the last such when several qualify); a file whose only function is `main` is
+a task about `main`. A file whose annotations Frama-C cannot parse is still imported, with
+`meta.annotations_parse = false` and the message.
+
+One file never stops a folder's import: a file that cannot become a task (not UTF-8, no function
+definition, an include that could make gcc or Frama-C read a device, a FIFO, `/proc` or a file outside
+the folder and the system include directories — checked before either tool sees the text) is left out,
+and `import_files` returns the rest with `.skipped`: each left-out file and why.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import UserError
+from core.families.specs.cpp import unsafe_include
 from core.families.specs.csyntax import (
     annotations,
     calls_in,
@@ -40,11 +47,25 @@ def contracted_functions(text: str) -> list[str]:
     return names
 
 
+class SkippedFile(UserError):
+    """A file that cannot become a task (the message says why)."""
+
+
+class Imported(list):  # type: ignore[type-arg]
+    """The instances a folder gave, and `skipped`: (path in the folder, reason) of each file left out."""
+
+    def __init__(self, items: list[SpecsInstance], skipped: list[tuple[str, str]]) -> None:
+        super().__init__(items)
+        self.skipped = skipped
+
+
 def main_function(text: str) -> str | None:
     contracted = [n for n in contracted_functions(text) if n != "main"]
     if not contracted:
-        others = [n for n in function_names(text) if n != "main"]
-        return others[-1] if others else None
+        names = function_names(text)
+        others = [n for n in names if n != "main"]
+        # a program that is only `main` (a common shape in public ACSL collections) is a task about main
+        return others[-1] if others else ("main" if "main" in names else None)
     tree, data = parse(text)
     called: set[str] = set()
     for name in contracted:
@@ -59,10 +80,14 @@ def import_file(path: Path, parse_check: bool = True, root: Path | None = None) 
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
+        raise SkippedFile(f"{path}: not UTF-8 text") from None
+    folder = root if root is not None else path.parent
+    reason = unsafe_include(text, folder=folder, here=path.parent)
+    if reason:
+        raise SkippedFile(f"{path}: include refused ({reason})")
     function = main_function(text)
     if function is None:
-        raise UserError(f"{path}: no function definition found")
+        raise SkippedFile(f"{path}: no function definition found")
     meta = {"control_flow": control_flow(text, function), "loops": loop_count(text, function),
             "program": path.stem, "transformation": "none",
             # the path inside the imported folder: two files with the same text keep two ids
@@ -81,7 +106,7 @@ def import_file(path: Path, parse_check: bool = True, root: Path | None = None) 
     return inst.with_content_id()  # type: ignore[return-value]
 
 
-def import_files(path: object) -> list[SpecsInstance] | None:
+def import_files(path: object) -> Imported | None:
     p = Path(str(path))
     if p.is_file() and p.suffix == ".c":
         files = [p]
@@ -91,4 +116,15 @@ def import_files(path: object) -> list[SpecsInstance] | None:
             return None
     else:
         return None
-    return [import_file(f, root=p if p.is_dir() else None) for f in files]
+    root = p if p.is_dir() else None
+    out: list[SpecsInstance] = []
+    skipped: list[tuple[str, str]] = []
+    for f in files:
+        where = f.relative_to(root).as_posix() if root is not None else f.name
+        try:
+            out.append(import_file(f, root=root))
+        except SkippedFile as exc:
+            skipped.append((where, exc.message.removeprefix(f"{f}: ")))
+        except (OSError, ValueError) as exc:  # unreadable, or not a valid instance: this file only
+            skipped.append((where, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"))
+    return Imported(out, skipped)

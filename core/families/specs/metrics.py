@@ -1,4 +1,6 @@
-"""Metrics: SR, FR and unknown rate (each with a 95% Wilson interval), CR over verified contracts and the
+"""Metrics: SR, FR and unknown rate (each with a 95% Wilson interval; FR and unknown rate under the paper's
+convention, and `fr_cex`/`unknown_rate_cex` under the counterexample one), CR over verified contracts
+(`cr_left_out`: verified contracts without a CR because the mutants could not be located in them) and the
 flip rate over (original, transformed) pairs (each with a 95% bootstrap interval), failure categories.
 
 The flip rate needs both members of a pair among the rows: the diverse preset lists each program before
@@ -55,6 +57,19 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
     _rate(out, "sr", statuses.get("success", 0), n)
     _rate(out, "fr", statuses.get("failure", 0), n)
     _rate(out, "unknown_rate", statuses.get("unknown", 0), n)
+    # the stricter convention beside the paper's (verify.py): failure only with a counterexample or a refutation
+    strict = Counter(str(v.details.get("outcome_cex", v.status)) for _, v in rows)
+    _rate(out, "fr_cex", strict.get("failure", 0), n)
+    _rate(out, "unknown_rate_cex", strict.get("unknown", 0), n)
+    # no verdict: WP's own goal count and the goals read from its output disagree (counted apart from the
+    # report's `errors`, which also holds solver errors)
+    out["wp_mismatch"] = sum(1 for _, v in rows if v.details.get("category") == "WpOutputMismatch")
+    # CR rows left out: a verified contract whose mutants could not be located in the reply has no CR
+    left = [v.details["completeness"] for _, v in rows if v.status == "success"
+            and isinstance(v.details.get("completeness"), dict)
+            and v.details["completeness"].get("note") == "mutants could not be located"]
+    out["cr_left_out"] = len(left)
+    out["cr_mutants_left_out"] = sum(int(c.get("left_out", 0) or 0) for c in left)
     crs = [float(v.details["completeness"]["cr"]) for _, v in rows
            if v.status == "success" and isinstance(v.details.get("completeness"), dict)
            and v.details["completeness"].get("cr") is not None]

@@ -1,6 +1,10 @@
 """Prompts in the paper's four styles (Appendix H), adapted from JML/OpenJML to ACSL/Frama-C WP:
 zero-shot, few-shot (syntax guidelines and two demonstrations), chain-of-thought and least-to-most
-(both on top of the few-shot prompt, as in the paper). Templates live in assets/prompts/specs.txt."""
+(both on top of the few-shot prompt, as in the paper). Templates live in assets/prompts/specs.txt.
+
+`paper` is the paper's zero-shot template adapted to ACSL and nothing more: the project's additions (the
+task description in the user message; the guidelines' "do not change the C code" line, which the
+few-shot styles carry) are left out. docs/specs.md lists the additions."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from core.paths import asset
 from core.trace import Prompt
 
 TEMPLATES = asset("prompts", "specs.txt")
-STYLES = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most")
+STYLES = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most", "paper")
 
 
 @functools.cache
@@ -27,9 +31,12 @@ def render_prompt(instance: SpecsInstance, style: str = "zero-shot") -> Prompt:
     if style not in STYLES:
         style = "zero-shot"
     system = s["system"]
-    if style != "zero-shot":
+    if style not in ("zero-shot", "paper"):
         system += "\n" + s["guidelines"] + "\n" + s["examples"]
-    user = s["user"].replace("{description}", instance.description or "(none)").replace(
+    template = s["user"]
+    if style == "paper":  # the paper's user message names the code only
+        template = template.replace("### DESCRIPTION\n{description}\n", "")
+    user = template.replace("{description}", instance.description or "(none)").replace(
         "{code}", instance.code.rstrip())
     if style == "chain-of-thought":
         user += "\n\n" + s["cot"]

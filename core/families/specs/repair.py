@@ -38,6 +38,10 @@ GUIDANCE = {
     "AssignsFailure": "The assigns clauses must list every location the function (or loop) writes.",
     "Timeout/Unknown": "The provers could not decide the goals in time: add intermediate facts (loop invariants, "
                        "assertions) so each goal follows simply.",
+    "Timeout": "The provers could not decide the goals in time: add intermediate facts (loop invariants, "
+               "assertions) so each goal follows simply.",
+    "PreconditionFailure": "A call does not meet the callee's precondition: strengthen the caller's preconditions "
+                           "or loop invariants, or weaken the callee's precondition.",
     "InvalidResponse": "Answer with the whole program, unchanged, annotated with ACSL, in one ```c block.",
     "CodeModified": "Do not change the C code: only add annotations, and return the whole program.",
 }

@@ -1,9 +1,13 @@
 """Verification of a contract: consistency (WP), counterexamples (E-ACSL), completeness (mutants).
 
-Outcomes are the paper's: *success* (every WP goal proved), *failure* (the annotations do not parse or
-type-check, a goal is refuted, a concrete input that meets the precondition breaks the contract at run
-time, or the reply is not an annotated copy of the task's program), *unknown* (goals neither proved nor
-refuted, and no counterexample on the test and random inputs). A verdict is correct only on success.
+Outcomes are the paper's (§3.2, Appendix G): *success* (every WP goal proved), *failure* (the annotations
+do not parse or type-check, the reply is not an annotated copy of the task's program, or a goal the
+provers answer without timing out is not proved: "the prover cannot establish an assertion"), *unknown*
+(only time-outs: a goal whose prover answer is Timeout, or the run's budget spent). A second, stricter
+convention is kept beside it (`outcome_cex`, `category_cex`): failure only with evidence (a refuted goal,
+a rejected annotation, an edited program, or a concrete input that meets the precondition and breaks the
+contract at run time), every other unproved contract unknown. *error* (no verdict) when the goals read
+from WP's output do not add up to WP's own count. A verdict is correct only on success.
 
 Completeness (CR) is computed for contracts that verify, in `verify_many` (batch verification: `sembench
 verify`, runs) and not in the single `verify` (the workbench's immediate verdict), because it costs one
@@ -60,6 +64,8 @@ def wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
 def harness(instance: SpecsInstance) -> tuple[Any, list[dict[str, Any]], str]:
     """(signature, cases, reason-if-unsupported): the instance's tests then its random inputs."""
     sig = signature(instance.code, instance.function)
+    if instance.function == "main":  # the harness is itself a `main`: a task about main has no inputs
+        return sig, [], "the function is main, which the input harness cannot call"
     reason = inputs_mod.supported(sig)
     if reason:
         return sig, [], reason
@@ -158,7 +164,9 @@ def completeness(instance: SpecsInstance, annotated: str, limit: int | None = No
     chosen = sample(live, limit or max_mutants())
     located = transfer(found, annotated, instance.function)
     if not chosen or located is None:
+        # the rows left out are counted (the summary reports them), never silently dropped
         return {"cr": None, "mutants": len(found), "nonequivalent": len(live), "evaluated": 0,
+                "left_out": len(chosen) if located is None else 0,
                 "note": "no non-equivalent mutants" if located is not None else "mutants could not be located"}
     texts = [apply(annotated, located[o]) for o in chosen]
     results = list(_POOL.map(lambda t: wp(t, options), texts))
@@ -179,22 +187,28 @@ def goal_dict(g: Any) -> dict[str, Any]:
 
 def consistency(instance: SpecsInstance, annotated: str, *, search: bool = True,
                 options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
-    """WP, then (when not proved) the counterexample search. Returns the outcome and its evidence."""
+    """WP, then (when not proved) the counterexample search. Returns the outcome under both conventions
+    (module docstring) and its evidence."""
     result = wp(annotated, options)
     out: dict[str, Any] = {"wp_outcome": result.outcome, "goals": [goal_dict(g) for g in result.goals],
                            "wp_elapsed_s": round(result.elapsed_s, 3), "wp_cached": result.cached}
     if result.outcome == "error":
-        out.update(outcome="failure", category=result.error_kind, categories=[result.error_kind],
-                   error=result.error_message, error_line=result.error_line)
+        # a WP output whose goals do not add up to WP's own count is no verdict on the answer
+        outcome = "error" if result.error_kind == "WpOutputMismatch" else "failure"
+        out.update(outcome=outcome, outcome_cex=outcome, category=result.error_kind,
+                   category_cex=result.error_kind, categories=[result.error_kind], error=result.error_message,
+                   error_line=result.error_line)
         return out
     if result.outcome == "proved":
-        out.update(outcome="success", category="", categories=[])
+        out.update(outcome="success", outcome_cex="success", category="", category_cex="", categories=[])
         return out
     failing = result.failing
-    categories = list(dict.fromkeys(g.category for g in failing)) or ["Timeout/Unknown"]
+    categories = list(dict.fromkeys(g.category for g in failing)) or ["Timeout"]
     out.update(categories=categories)
-    if any(g.status == "invalid" for g in failing):
-        out.update(outcome="failure", category=next(g.category for g in failing if g.status == "invalid"))
+    refuted = [g for g in failing if g.status == "invalid"]
+    if refuted:
+        out.update(outcome="failure", outcome_cex="failure", category=refuted[0].category,
+                   category_cex=refuted[0].category)
         return out
     if search:
         ce = counterexample(instance, annotated)
@@ -203,10 +217,19 @@ def consistency(instance: SpecsInstance, annotated: str, *, search: bool = True,
             cex = ce["counterexample"]
             same_line = [g for g in failing if g.line == cex["line"]]
             cex["category"] = same_line[0].category if same_line else cex["category"]
-            out.update(outcome="failure", category=cex["category"], counterexample=cex)
+            out.update(outcome="failure", outcome_cex="failure", category=cex["category"],
+                       category_cex=cex["category"], counterexample=cex)
             return out
+    # the stricter convention: without a counterexample, anything unproved is unknown
     timeouts = all(g.status in ("timeout", "failed") for g in failing) or result.outcome == "timeout"
-    out.update(outcome="unknown", category="Timeout/Unknown" if timeouts else categories[0])
+    out.update(outcome_cex="unknown", category_cex="Timeout/Unknown" if timeouts else categories[0])
+    # the paper's: a goal the provers answered (Unknown, Failed) without timing out is a failure; only a
+    # time-out (a prover's Timeout answer, or the run's budget spent) is unknown
+    answered = [g for g in failing if g.status != "timeout"]
+    if answered and result.outcome != "timeout":
+        out.update(outcome="failure", category=answered[0].category)
+    else:
+        out.update(outcome="unknown", category="Timeout")
     return out
 
 
@@ -222,8 +245,8 @@ def _failure_from_answer(instance: SpecsInstance, answer: Answer) -> Verdict:
                             ok=False, note="the code outside the annotations must stay as given"))
     return Verdict(correct=False, score=0.0, status="failure", expected=instance.reference(), got=got or None,
                    diff=rows, explanation=f"Failure ({category}): {answer.message or answer.error}",
-                   details={"outcome": "failure", "category": category, "categories": [category],
-                            "extraction_error": answer.error})
+                   details={"outcome": "failure", "outcome_cex": "failure", "category": category,
+                            "category_cex": category, "categories": [category], "extraction_error": answer.error})
 
 
 def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool | None = None) -> Verdict:
@@ -256,6 +279,10 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
         if run_cr:
             comp = completeness(instance, annotated)
             details["completeness"] = comp
+            if comp.get("left_out"):
+                rows.append(DiffRow(label="completeness", expected="the task's mutants located in the reply",
+                                    got=f"{comp['left_out']} mutants could not be located: no CR", ok=False,
+                                    note="counted in the summary as cr_left_out"))
             if comp.get("cr") is not None:
                 rows.append(DiffRow(label="completeness", expected="every non-equivalent mutant rejected",
                                     got=f"{comp['killed']}/{comp['evaluated']} mutants rejected (CR {comp['cr']:.2f})",
@@ -270,11 +297,18 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
                            f"breaks the {cex['kind'].lower()} at line {cex['line']}.")
         elif info.get("error"):
             explanation = f"Failure ({info['category']}): Frama-C rejects the annotations: {info['error']}"
-        else:
+        elif any(g["status"] == "invalid" for g in goals):
             explanation = f"Failure ({info['category']}): a goal is refuted."
+        else:
+            unproved = [g for g in goals if g["status"] not in ("valid", "timeout")]
+            explanation = (f"Failure ({info['category']}): the provers cannot establish {len(unproved)} of "
+                           f"{len(goals)} goals (answered without a time-out); no counterexample on the test and "
+                           "random inputs, so it is unknown under the counterexample convention.")
+    elif outcome == "error":
+        explanation = f"Error, no verdict: {info['error']}."
     else:
-        explanation = (f"Unknown ({info['category']}): {proved}/{len(goals)} goals proved, the rest neither "
-                       "proved nor refuted; no counterexample on the test and random inputs.")
+        explanation = (f"Unknown ({info['category']}): {proved}/{len(goals)} goals proved, the rest timed out; "
+                       "no counterexample on the test and random inputs.")
     if not rows:
         rows.append(DiffRow(label="verification", expected="success", got=outcome, ok=outcome == "success"))
     success = outcome == "success"

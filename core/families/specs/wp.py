@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from core.families.specs.cpp import unsafe_include
 from core.families.specs.tools import FRAMAC, why3_config
 from core.tools import run
 
@@ -68,9 +69,17 @@ class WpResult(BaseModel):
         return [g for g in self.goals if not g.proved]
 
 
-_HEADER = re.compile(r"^Goal (?P<kind>.+?) \(file (?P<file>[^,]+), line (?P<line>\d+)\)"
-                     r"(?: in '(?P<fn>[^']+)')?(?: \((?P<part>[^)]*)\))?:\s*$")
-_HEADER_ANY = re.compile(r"^Goal (?P<kind>.+?):\s*$")
+# A goal's header is every line of the `-wp-print` section that starts with "Goal ". Most end with ':'
+# on the same line; a long one (call-site preconditions: "Goal Instance of 'Pre-condition (file f.c, line
+# 1) in 'inc'' in 'bump' at initialization of 'd' (file f.c, line 12)") has its ':' on the next line.
+_LOC = re.compile(r"\(file (?P<file>[^,()]+), line (?P<line>\d+)\)")
+_FN = re.compile(r" in '(?P<fn>[^']+)'(?!')")
+_PART = re.compile(r" \((?P<part>\d+/\d+)\)$")
+_BODY = ("Prove:", "Assume", "Let ", "Prover ", "Have:", "Type:", "Call ", "Effect ", "Goal ", "---")
+# goals WP settles with its own control-flow analysis (e.g. `terminates` of a function without loops or
+# calls) are reported only on a progress line, never in the `-wp-print` section, yet counted in the summary
+_CFG = re.compile(r"^\[wp\] \[CFG\] Goal (?P<name>\S+) : (?P<status>\w+)", re.M)
+_SUMMARY = re.compile(r"^\[wp\] Proved goals:\s+(?P<proved>\d+)\s*/\s*(?P<total>\d+)", re.M)
 _PROVER = re.compile(r"^Prover (?P<prover>.+?) returns (?P<status>\w+)(?P<rest>.*)$")
 _TIME = re.compile(r"\((\d+(?:\.\d+)?)(ms|s)\)")
 _ERROR_LINE = re.compile(r"^\[kernel(?::[\w-]+)?\] (?:[^:\n]*/)?" + re.escape(FILE) + r":(\d+): (?:Warning|Failure|User Error): ?(.*)$")
@@ -92,6 +101,8 @@ def category_of(kind: str) -> str:
         return "LoopInvariantPreserve"
     if "variant" in k:
         return "LoopVariant"
+    if "termination" in k or "terminates" in k:
+        return "TerminationFailure"
     if "assigns" in k:
         return "AssignsFailure"
     if "pre-condition" in k:
@@ -111,20 +122,46 @@ def _seconds(rest: str) -> float | None:
     return float(value) / (1000.0 if unit == "ms" else 1.0)
 
 
+def _header(text: str) -> Goal:
+    """A goal from its header text (without "Goal " and the final ':')."""
+    part = _PART.search(text)
+    if part is not None:
+        text = text[:part.start()]
+    locs = list(_LOC.finditer(text))
+    fns = list(_FN.finditer(text))
+    if text.startswith("Instance of ") and fns:
+        # a callee's property at a call site: the callee's kind, then the place; the line is the call's
+        rest = _LOC.sub("", text[fns[-1].end():]).strip()
+        kind = (text[:fns[-1].start()] + (" " + rest if rest else "")).strip()
+        category = "PreconditionFailure" if "pre-condition" in kind.lower() else category_of(kind)
+    else:
+        cut = min([len(text)] + [m.start() for m in locs[:1] + fns[:1]])
+        kind = text[:cut].strip() or text.strip()
+        category = category_of(kind)
+    return Goal(kind=kind, line=int(locs[-1].group("line")) if locs else None,
+                function=fns[-1].group("fn") if fns else None, part=part.group("part") if part else None,
+                status="failed", category=category)
+
+
 def parse_goals(stdout: str) -> list[Goal]:
+    """Every goal of WP's `-wp-print` section, each with the best answer any prover gave."""
     goals: list[Goal] = []
     current: Goal | None = None
+    current_rank = 99
     prove_lines: list[str] | None = None
-    for line in stdout.splitlines():
-        header = _HEADER.match(line)
-        if header is None and line.startswith("Goal ") and line.rstrip().endswith(":"):
-            header = _HEADER_ANY.match(line)
-        if header is not None:
-            groups = header.groupdict()
-            current = Goal(kind=groups["kind"], line=int(groups["line"]) if groups.get("line") else None,
-                           function=groups.get("fn"), part=groups.get("part"), status="failed")
-            current.category = category_of(current.kind)
-            current.prover = ""
+    lines = stdout.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("Goal "):
+            text = line[len("Goal "):].rstrip()
+            # the ':' (or the header's end) may be on the next lines
+            while not text.endswith(":") and i < len(lines) and lines[i].strip() \
+                    and not lines[i].startswith((" ", "\t")) and not lines[i].startswith(_BODY):
+                text += " " + lines[i].strip() if not lines[i].startswith(":") else lines[i].strip()
+                i += 1
+            current = _header(text.removesuffix(":").rstrip())
             goals.append(current)
             prove_lines = None
             current_rank = 99
@@ -150,10 +187,22 @@ def parse_goals(stdout: str) -> list[Goal]:
             continue
         if prove_lines is not None and line.strip() and not line.startswith("---"):
             prove_lines.append(line.strip())
+    for match in _CFG.finditer(stdout):
+        name, status = match.group("name"), match.group("status").lower()
+        function, _, what = name.rpartition("_")
+        goals.append(Goal(kind=f"{what.capitalize() or name} (control-flow analysis)", function=function or None,
+                          status="valid" if status == "valid" else "unknown", prover="CFG",
+                          category=category_of(what or name)))
     for goal in goals:
         if goal.proved:
             goal.prove = ""
     return goals
+
+
+def summary(log: str) -> tuple[int, int] | None:
+    """(proved, total) from WP's own summary line `[wp] Proved goals: X / Y`, when it printed one."""
+    match = _SUMMARY.search(log)
+    return (int(match.group("proved")), int(match.group("total"))) if match else None
 
 
 def _annotation_error(log: str) -> tuple[str, str, int | None]:
@@ -190,21 +239,37 @@ def classify_error(message: str) -> str:
 
 def run_wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
     """WP on the annotated program (cached by program text, options, Frama-C version and Why3 setup)."""
+    unsafe = unsafe_include(annotated)
+    if unsafe:  # never let the preprocessor read a device, /proc or a file outside the system directories
+        return WpResult(outcome="error", error_kind="UnsafeInclude", error_message=f"include refused: {unsafe}")
     conf = why3_config()
     result = run(FRAMAC, [*options.args(), FILE], files={FILE: annotated, "why3.conf": conf},
                  env={"WHY3CONFIG": "why3.conf"}, timeout_s=options.budget_s, memory_mb=6144)
-    log = result.stdout + ("\n" + result.stderr if result.stderr else "")
-    if result.timed_out:
-        return WpResult(outcome="timeout", goals=parse_goals(result.stdout), elapsed_s=result.elapsed_s,
-                        cached=result.cached, log=log[-4000:])
-    goals = parse_goals(result.stdout)
-    aborted = "Frama-C aborted" in log or "User Error" in log or result.rc not in (0, None)
+    return interpret(result.stdout, result.stderr, result.rc, timed_out=result.timed_out,
+                     elapsed_s=result.elapsed_s, cached=result.cached)
+
+
+def interpret(stdout: str, stderr: str, rc: int | None, *, timed_out: bool = False, elapsed_s: float = 0.0,
+              cached: bool = False) -> WpResult:
+    """The outcome of one WP run from its output; the goals read must be the ones WP counted."""
+    log = stdout + ("\n" + stderr if stderr else "")
+    goals = parse_goals(stdout)
+    if timed_out:
+        return WpResult(outcome="timeout", goals=goals, elapsed_s=elapsed_s, cached=cached, log=log[-4000:])
+    aborted = "Frama-C aborted" in log or "User Error" in log or rc not in (0, None)
     if aborted and not goals:
         kind, message, line = _annotation_error(log)
         return WpResult(outcome="error", error_kind=kind, error_message=message, error_line=line,
-                        elapsed_s=result.elapsed_s, cached=result.cached, log=log[-4000:])
+                        elapsed_s=elapsed_s, cached=cached, log=log[-4000:])
+    counted = summary(stdout)
+    proved = sum(1 for g in goals if g.proved)
+    if counted is not None and counted != (proved, len(goals)):
+        # never a verdict from a partial reading: a goal the parser missed may be a failed one
+        return WpResult(outcome="error", goals=goals, error_kind="WpOutputMismatch",
+                        error_message=f"Frama-C reports {counted[1]} goals ({counted[0]} proved) but "
+                                      f"{len(goals)} goals ({proved} proved) were read from its output",
+                        elapsed_s=elapsed_s, cached=cached, log=log[-4000:])
     outcome = "proved" if goals and all(g.proved for g in goals) else "unproved"
     if not goals:
         outcome = "proved" if "Proved goals:" in log else "unproved"
-    return WpResult(outcome=outcome, goals=goals, elapsed_s=result.elapsed_s, cached=result.cached,
-                    log=log[-4000:])
+    return WpResult(outcome=outcome, goals=goals, elapsed_s=elapsed_s, cached=cached, log=log[-4000:])
