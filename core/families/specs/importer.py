@@ -8,7 +8,8 @@ parse is still imported, with `meta.annotations_parse = false` and the message.
 
 from __future__ import annotations
 
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
 
 from core.errors import UserError
 from core.families.specs.csyntax import (
@@ -22,6 +23,7 @@ from core.families.specs.csyntax import (
     strip_annotations,
 )
 from core.families.specs.model import SpecsInstance
+from core.folders import FolderFile, read_file, read_folder, report_progress, verify_references
 
 
 def contracted_functions(text: str) -> list[str]:
@@ -55,9 +57,11 @@ def main_function(text: str) -> str | None:
     return (roots or contracted)[-1]
 
 
-def import_file(path: Path, parse_check: bool = True, root: Path | None = None) -> SpecsInstance:
+def import_file(path: Path, parse_check: bool = True, root: Path | None = None, data: bytes | None = None
+                ) -> SpecsInstance:
+    """`data`: the file's bytes when already read (a folder's files are, by core/folders.py)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = (read_file(path) if data is None else data).decode("utf-8")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
     function = main_function(text)
@@ -84,11 +88,34 @@ def import_file(path: Path, parse_check: bool = True, root: Path | None = None) 
 def import_files(path: object) -> list[SpecsInstance] | None:
     p = Path(str(path))
     if p.is_file() and p.suffix == ".c":
-        files = [p]
+        files = [FolderFile(p.parent, PurePosixPath(p.name), read_file(p))]
+        root = None
     elif p.is_dir():
-        files = sorted(q for q in p.rglob("*.c") if q.is_file())
+        # read safely and bounded (core/folders.py): no symlink out of the folder, no FIFO, no deep recursion
+        files = read_folder(p, lambda rel: rel.suffix == ".c")
+        root = p
         if not files:
             return None
     else:
         return None
-    return [import_file(f, root=p if p.is_dir() else None) for f in files]
+    return _import_all(files, root)
+
+
+def _import_all(files: list[FolderFile], root: Path | None) -> list[SpecsInstance]:
+    """Each file in the tools' pool (the parse check is one Frama-C run per file, `workers()` at once), in
+    order, with progress. On an interruption (KeyboardInterrupt from SIGINT/SIGTERM) the files not started
+    are dropped and the running ones finish, so every tool's private directory is removed on the way out."""
+    from core.families.specs.verify import workers
+
+    check = verify_references()
+    total = len(files)
+    report_progress("reading C files", 0, total)
+    pool = ThreadPoolExecutor(max_workers=workers() if check else 1, thread_name_prefix="specs-import")
+    try:
+        futures = [pool.submit(import_file, f.path, check, root, f.data) for f in files]
+        for done, future in enumerate(futures, start=1):
+            future.result()
+            report_progress("reading C files", done, total)
+        return [future.result() for future in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
