@@ -129,13 +129,13 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 def check_regular(path: Path) -> None:
-    """A one-line error when `path` (followed) is neither a folder nor a regular file: a FIFO read as
-    instance JSONL would block forever, a device would never end."""
+    """A one-line error when `path` (followed) is a device or a socket: `/dev/zero` read as instance JSONL
+    is one line that never ends. A FIFO named by the user is theirs to feed (`<(zcat data.jsonl.gz)`)."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
         raise UserError(f"cannot read ({exc.strerror or exc})", file=str(path)) from None
-    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise UserError(f"not a regular file or folder ({kind(mode)}); nothing imported", file=str(path))
 
 

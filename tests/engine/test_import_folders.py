@@ -195,16 +195,27 @@ def test_folder_bounds_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.M
         folders.read_folder(tmp_path, match)
 
 
-def test_a_named_fifo_or_device_is_one_line_error(tmp_path: Path) -> None:
-    """A FIFO or a symlink to /dev/zero named on the command line (read as a file) is refused at once."""
-    os.mkfifo(tmp_path / "task_1.hs.md")
+def test_a_named_device_is_one_line_error_and_a_named_pipe_is_read(tmp_path: Path) -> None:
+    """A symlink to /dev/zero named on the command line is refused at once (read as instance JSONL it was
+    one line that never ends); a FIFO the user feeds (process substitution) is read as before."""
     (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
-    for name, what in (("task_1.hs.md", "a FIFO"), ("zero.jsonl", "a character device")):
-        result = sembench("snapshot", "import", str(tmp_path / name), "--family", "typeinf", "--name", "s",
-                          db=tmp_path / "log.db", timeout=120)
-        assert result.returncode == 2
-        (line,) = result.stderr.strip().splitlines()
-        assert f"not a regular file or folder ({what})" in line
+    result = sembench("snapshot", "import", str(tmp_path / "zero.jsonl"), "--family", "cascade", "--name", "s",
+                      db=tmp_path / "log.db", timeout=120)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "not a regular file or folder (a character device)" in line
+
+    cascade = get_family("cascade")
+    rows = [inst.to_json_dict() for inst in cascade.generate(cascade.resolve_params("pbebench-lite"), 0, 3)]
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", 'cat > "$0"', str(fifo)], stdin=subprocess.PIPE, text=True)
+    writer.stdin.write("".join(json.dumps(r) + "\n" for r in rows))  # type: ignore[union-attr]
+    writer.stdin.close()  # type: ignore[union-attr]
+    result = sembench("snapshot", "import", str(fifo), "--family", "cascade", "--name", "p", db=tmp_path / "log.db",
+                      timeout=120)
+    writer.wait(timeout=60)
+    assert result.returncode == 0 and "imported 3 instances" in result.stdout, result.stderr
 
 
 def test_no_verify_imports_without_checking_and_says_so(tmp_path: Path) -> None:
