@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -204,8 +205,8 @@ def _walk(root: Path, root_fd: int, match: Callable[[PurePosixPath], bool], dept
     while stack:  # iterative: a tree of any depth costs no Python stack
         folder = stack.pop()
         fd = _open_dir(root_fd, folder)
-        if fd is None:
-            skip(root / folder, "a folder that changed while it was read (now a symlink or gone)")
+        if isinstance(fd, str):
+            skip(root / folder, f"a folder that {fd}; not read")
             continue
         listing = []
         try:
@@ -270,15 +271,18 @@ def _link_target(real_root: Path, link: Path) -> PurePosixPath | str:
     return PurePosixPath(target.relative_to(real_root).as_posix())
 
 
-def _open_dir(root_fd: int, rel: PurePosixPath) -> int | None:
-    """fd of the folder `rel` under root, opened one component at a time without following symlinks."""
+def _open_dir(root_fd: int, rel: PurePosixPath) -> int | str:
+    """fd of the folder `rel` under root, opened one component at a time without following symlinks, or
+    why it cannot be opened."""
     fd = os.dup(root_fd)
     for part in rel.parts:
         try:
             child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-        except OSError:
+        except OSError as exc:
             os.close(fd)
-            return None
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                return "changed while it was read (now a symlink or gone)"
+            return f"cannot be opened ({exc.strerror or exc})"
         os.close(fd)
         fd = child
     return fd
@@ -288,8 +292,8 @@ def _read_beneath(root: Path, root_fd: int, rel: PurePosixPath, target: PurePosi
     """The bytes of `target` under root (no symlink followed on the way), or None (skipped and listed)."""
     shown = root / rel
     parent = _open_dir(root_fd, target.parent)
-    if parent is None:
-        skip(shown, "its folder changed while it was read (now a symlink or gone); not read")
+    if isinstance(parent, str):
+        skip(shown, f"its folder {parent}; not read")
         return None
     try:
         fd = os.open(target.name, _FILE_FLAGS, dir_fd=parent)

@@ -307,3 +307,25 @@ def test_the_ground_truth_check_of_specs_skips_completeness(tmp_path: Path, monk
     bad, _ = groundtruth.check_ground_truth(fam, [("item 1", inst)])
     (answer, verdict), = seen
     assert not bad and verdict.correct and "completeness" not in verdict.details
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_followed(tmp_path: Path) -> None:
+    """Item 5, no TOCTOU: the reader opens each path component with O_NOFOLLOW, so a folder replaced by a
+    symlink to a folder outside between listing and reading is skipped, not read through."""
+    root, outside = tmp_path / "data", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "sub" / "a.c").write_text("int a;\n")
+    (outside / "a.c").write_text("SECRET\n")
+    with folders.importing() as context:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            wanted = folders._walk(root, fd, lambda rel: rel.suffix == ".c", None)
+            assert [str(rel) for rel, _ in wanted] == ["sub/a.c"]
+            shutil.rmtree(root / "sub")
+            (root / "sub").symlink_to(outside)  # the swap, after the walk
+            assert folders._read_beneath(root, fd, *wanted[0]) is None
+        finally:
+            os.close(fd)
+    (skipped,) = context.skipped
+    assert skipped.path == str(root / "sub" / "a.c") and "changed while it was read" in skipped.reason
