@@ -229,6 +229,26 @@ def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Any]:
         yield lambda: progress.advance(task)
 
 
+@contextmanager
+def progress_updates(enabled: bool = True) -> Iterator[Any]:
+    """Like `progress_bar` for work whose size is known only as it goes: yields `update(label, done,
+    total)`, one bar per label, on stderr when it is a terminal; silent otherwise."""
+    if not (enabled and sys.stderr.isatty()):
+        yield lambda label, done, total: None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = progress.add_task(label, total=total)
+            progress.update(tasks[label], completed=done, total=total)
+
+        yield update
+
+
 # ---- prompt ----------------------------------------------------------------------------------
 INSTANCES = click.option("--instances", "instances_path", required=True,
                          type=click.Path(dir_okay=False, path_type=Path), help="Instances JSONL.")
@@ -476,9 +496,11 @@ def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
 @click.option("--keep-unverified", is_flag=True,
               help="Import instances whose ground truth does not verify too (they are listed, and named in the "
                    "snapshot's meta).")
+@click.option("--no-verify", is_flag=True,
+              help="Import without checking the ground truth (the snapshot's meta says it is unverified).")
 @click.pass_context
 def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, description: str,
-                    keep_unverified: bool) -> None:
+                    keep_unverified: bool, no_verify: bool) -> None:
     """Import instances as a snapshot in the log database: instance JSONL (e.g. from another harness), or
     a released benchmark's own files (a folder or file in the family's released format).
 
@@ -486,37 +508,41 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
     Every instance's ground truth is checked with the family's own verifier
     (its oracle response must verify). The file is refused when one does
     not, each such instance named by line and id, unless --keep-unverified.
-    An empty file is refused."""
+    An empty file is refused. A folder is read safely and within bounds
+    (docs/imports-of-folders.md): entries not read are listed."""
+    from core.folders import MAX_LISTED, check_regular, importing
     from core.groundtruth import check_ground_truth
     from core.instance import Snapshot
     from core.jsonl import load_numbered_instances
     from core.limits import MAX_INSTANCES
+    from core.runner.stop import stop_on_signals
 
     fam = get_family(family_id)
     if not path.exists():
         raise UserError("no such file or folder", file=str(path))
-    released = fam.import_files(path)
-    source = "released format" if released is not None else "instance JSONL"
-    # files a family could not turn into tasks (`.skipped` on what it returns): listed, the rest import
-    skipped: list[tuple[str, str]] = list(getattr(released, "skipped", None) or [])
-    for where, reason in skipped[:20]:
-        click.echo(f"{path}: {where}: skipped: {reason}", err=True)
-    if len(skipped) > 20:
-        click.echo(f"{path}: ... and {len(skipped) - 20} more skipped", err=True)
-    if released is None:
-        if path.is_dir():
-            raise UserError(f"a folder, but not one that '{fam.id}' can import", file=str(path))
-        numbered = [(f"line {line}", inst) for line, inst in load_numbered_instances(fam, path)]
-    else:
-        numbered = [(f"item {i}", inst) for i, inst in enumerate(released, start=1)]
-    if not numbered:
-        raise UserError(f"no instances in it ({source}); nothing imported", file=str(path))
-    if len(numbered) > MAX_INSTANCES:
-        raise UserError(f"{len(numbered)} instances, more than {MAX_INSTANCES}; split it", file=str(path))
-    from core.runner.stop import stop_on_signals
-
-    with stop_on_signals():  # a long check stops at once on SIGINT/SIGTERM; nothing is written before the end
-        bad, no_reference = check_ground_truth(fam, numbered)
+    check_regular(path)
+    # SIGINT/SIGTERM stop reading and checking at once (KeyboardInterrupt: tools finish and clean up on the way
+    # out, "error: interrupted", exit 130); nothing is written before the end.
+    with progress_updates() as update, importing(verify=not no_verify, progress=update) as context, \
+            stop_on_signals():
+        released = fam.import_files(path)
+        for item in context.skipped:
+            click.echo(f"{item.path}: skipped: {item.reason}", err=True)
+        source = "released format" if released is not None else "instance JSONL"
+        if released is None:
+            if path.is_dir():
+                raise UserError(f"a folder, but not one that '{fam.id}' can import", file=str(path))
+            numbered = [(f"line {line}", inst) for line, inst in load_numbered_instances(fam, path)]
+        else:
+            numbered = [(f"item {i}", inst) for i, inst in enumerate(released, start=1)]
+        if not numbered:
+            raise UserError(f"no instances in it ({source}); nothing imported", file=str(path))
+        if len(numbered) > MAX_INSTANCES:
+            raise UserError(f"{len(numbered)} instances, more than {MAX_INSTANCES}; split it", file=str(path))
+        bad, no_reference = [], 0
+        if not no_verify:
+            bad, no_reference = check_ground_truth(fam, numbered, lambda done, total: update(
+                "checking the ground truth", done, total))
     shown = 20
     for item in bad[:shown]:
         click.echo(f"{path}: {item.where}: id '{item.instance_id}': ground truth does not verify: {item.reason}",
@@ -530,18 +556,22 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
     instances = [inst for _, inst in numbered]
     ws = _workspace(ctx)
     meta: dict[str, Any] = {"source": str(path), "format": source}
+    if no_verify:
+        meta["verified"] = False  # --no-verify: no instance's ground truth was checked
+    if context.skipped:
+        meta["skipped"] = [{"path": item.path, "reason": item.reason} for item in context.skipped[:MAX_LISTED]]
+        meta["n_skipped"] = len(context.skipped)
     if bad:
         meta["unverified"] = [item.instance_id for item in bad]
     if no_reference:
         meta["no_reference"] = no_reference
-    if skipped:
-        meta["skipped"] = [{"file": where, "reason": reason} for where, reason in skipped]
     meta.update(fam.describe_snapshot(instances))  # the family's facts, as for a bundled snapshot
     snap = Snapshot(name=name, family=fam.id, description=description, count=len(instances), meta=meta)
     ws.log.write_snapshot(snap, instances, features=fam.feature_values)
     notes = [f"{len(bad)} whose ground truth does not verify"] if bad else []
+    notes += ["not verified (--no-verify)"] if no_verify else []
+    notes += [f"{len(context.skipped)} entries skipped"] if context.skipped else []
     notes += [f"{no_reference} without a reference"] if no_reference else []
-    notes += [f"{len(skipped)} files skipped (listed above)"] if skipped else []
     extra = f"; {', '.join(notes)}" if notes else ""
     click.echo(f"imported {len(instances)} instances ({source}{extra}) as snapshot '{name}' into {ws.log.path}")
 

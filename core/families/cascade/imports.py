@@ -25,14 +25,16 @@ file and line: the released data are consistent, so such a file is not what it c
 from __future__ import annotations
 
 import json
+import os
 import string
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from core.errors import UserError
 from core.families.cascade.generator import bits_category, bits_relations, cascade_bits
 from core.families.cascade.model import CascadeInstance, apply_cascade
 from core.families.cascade.released import FULL_ALPHABET, LITE_ALPHABET, MAX_SIDE, parse_program_string
+from core.folders import FolderFile, read_file, read_folder
 
 SLI_MAX_PROGRAMS = 50  # the released sound-law scorer's default
 SLI_MAX_SIDE = 5  # its max_window_size
@@ -156,18 +158,24 @@ def _parse_record(path: Path, n: int, record: dict[str, Any]) -> tuple[list[str]
 # ---- real sound-law data -------------------------------------------------------------------------------
 
 def _import_sli(folder: Path) -> list[CascadeInstance] | None:
-    languages = [folder] if _has_words(folder) else sorted(p for p in folder.iterdir() if p.is_dir() and _has_words(p))
+    # read safely and bounded (core/folders.py): the folder and its language folders, regular files only
+    read = {f.rel: f for f in read_folder(folder, lambda rel: rel.name in ("words.in", "words.out", "vocab.json"),
+                                          depth=1)}
+    top = PurePosixPath()
+    languages = [top] if _has_words(read, top) else sorted(
+        {rel.parent for rel in read if rel.parent != top and _has_words(read, rel.parent)})
     if not languages:
         return None
     instances = []
-    for language in languages:
-        inputs = _words(language / "words.in")
-        outputs = _words(language / "words.out")
+    for rel in languages:
+        language = folder / rel
+        inputs = _words(read[rel / "words.in"])
+        outputs = _words(read[rel / "words.out"])
         if len(inputs) != len(outputs):
             raise UserError(f"{len(inputs)} words in words.in but {len(outputs)} in words.out", file=str(language))
         if not inputs:
             raise UserError("no words", file=str(language / "words.in"))
-        alphabet = _sli_alphabet(language, inputs + outputs)
+        alphabet = _sli_alphabet(read, rel, inputs + outputs, folder)
         meta = {
             "language": language.name,
             "source": "real_sli",
@@ -182,29 +190,34 @@ def _import_sli(folder: Path) -> list[CascadeInstance] | None:
     return instances
 
 
-def _has_words(folder: Path) -> bool:
-    return (folder / "words.in").is_file() and (folder / "words.out").is_file()
+def _has_words(read: dict[PurePosixPath, FolderFile], folder: PurePosixPath) -> bool:
+    return folder / "words.in" in read and folder / "words.out" in read
 
 
-def _words(path: Path) -> list[str]:
+def _words(file: FolderFile) -> list[str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = file.data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UserError("not UTF-8 text", file=str(path)) from None
+        raise UserError("not UTF-8 text", file=str(file.path)) from None
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _sli_alphabet(language: Path, words: list[str]) -> str:
+def _sli_alphabet(read: dict[PurePosixPath, FolderFile], language: PurePosixPath, words: list[str],
+                  folder: Path) -> str:
     """The released scorer's vocabulary: vocab.json (beside the language folders or inside one) plus
     ASCII letters; without a vocab.json, the words' own characters plus ASCII letters. (A word character
     outside it stays outside, as there: no valid program can write it.)"""
     chars: list[str] = []
-    for candidate in (language / "vocab.json", language.parent / "vocab.json"):
-        if candidate.is_file():
+    beside = folder.parent / "vocab.json"  # one language folder imported alone: the vocabulary beside it
+    if language == PurePosixPath() and os.path.isfile(beside):
+        read = {**read, PurePosixPath("..", "vocab.json"): FolderFile(folder, PurePosixPath("..", "vocab.json"),
+                                                                       read_file(beside))}
+    for candidate in (language / "vocab.json", language.parent / "vocab.json", PurePosixPath("..", "vocab.json")):
+        if candidate in read:
             try:
-                data = json.loads(candidate.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                raise UserError("not a JSON list of characters", file=str(candidate)) from None
+                data = json.loads(read[candidate].data.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                raise UserError("not a JSON list of characters", file=str(read[candidate].path)) from None
             if isinstance(data, list):
                 chars = [c for c in data if isinstance(c, str)]
             break

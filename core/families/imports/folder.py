@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from core.errors import UserError
 from core.families.imports.model import ImportsInstance
 from core.families.imports.snippet import parse, split_imports
+from core.folders import FolderFile, read_file, read_folder
 
 ALIASES = {"jodatime": "jodatime", "joda": "jodatime", "jodatime2": "jodatime", "joda-time": "jodatime",
            "jdk": "jdk", "java": "jdk", "hibernate": "hibernate", "xstream": "xstream"}
@@ -35,7 +36,8 @@ def normalize_library(name: str) -> str:
 LIBRARY_ENV = "SEMBENCH_IMPORTS_LIBRARY"
 
 
-def _library(file: Path) -> str:
+def _library(file: Path, text: str, marker: str | None) -> str:
+    """`marker`: the text of the LIBRARY file in the file's folder, if there is one."""
     forced = os.environ.get(LIBRARY_ENV, "").strip()
     if forced:
         return normalize_library(forced)
@@ -43,10 +45,8 @@ def _library(file: Path) -> str:
     named = normalize_library(folder.name)
     if named in ("jdk", "jodatime", "hibernate", "xstream"):
         return named
-    marker = folder / "LIBRARY"
-    if marker.is_file():
-        return normalize_library(marker.read_text(encoding="utf-8", errors="replace").strip())
-    text = file.read_text(encoding="utf-8", errors="replace")
+    if marker is not None:
+        return normalize_library(marker.strip())
     match = re.search(r"^\s*package\s+([\w.]+)\s*;", text, re.MULTILINE)
     if match:
         lib = normalize_library(match.group(1).split(".")[-1])
@@ -102,14 +102,10 @@ def _shape(code: str) -> tuple[int, int]:
     return statements, chain
 
 
-def instance_from_file(file: Path, library: str, kb: Any | None) -> ImportsInstance:
-    if file.stat().st_size > MAX_FILE_BYTES:
+def instance_from_file(file: Path, library: str, kb: Any | None, raw: bytes) -> ImportsInstance:
+    if len(raw) > MAX_FILE_BYTES:
         raise UserError(f"{file}: larger than {MAX_FILE_BYTES} bytes; not a snippet")
-    raw = file.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    text = _decode(raw)
     split = split_imports(text.replace("\r\n", "\n"))
     statements, chain = _shape(split.code)
     meta: dict[str, Any] = {"source": "folder", "file": file.name, "library": library,
@@ -126,17 +122,32 @@ def instance_from_file(file: Path, library: str, kb: Any | None) -> ImportsInsta
                            ground_truth={"imports": split.imports}, meta=meta)
 
 
-def java_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path] if path.suffix == ".java" else []
-    if not path.is_dir():
-        return []
-    return sorted(p for p in path.rglob("*.java") if p.is_file())
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _read(root: Path) -> tuple[list[FolderFile], dict[PurePosixPath, str]]:
+    """The `.java` files (a file, or a folder walked safely and bounded by core/folders.py) and the text
+    of each folder's LIBRARY file."""
+    if root.is_file():
+        if root.suffix != ".java":
+            return [], {}
+        marker = root.parent / "LIBRARY"
+        markers = {PurePosixPath(): _decode(read_file(marker))} if marker.is_file() else {}
+        return [FolderFile(root.parent, PurePosixPath(root.name), read_file(root))], markers
+    if not root.is_dir():
+        return [], {}
+    read = read_folder(root, lambda rel: rel.suffix == ".java" or rel.name == "LIBRARY")
+    markers = {f.rel.parent: _decode(f.data) for f in read if f.rel.name == "LIBRARY"}
+    return [f for f in read if f.rel.suffix == ".java"], markers
 
 
 def import_files(path: Any) -> list[ImportsInstance] | None:
     root = Path(path)
-    files = java_files(root)
+    files, markers = _read(root)
     if not files:
         return None
     kb = None
@@ -149,7 +160,8 @@ def import_files(path: Any) -> list[ImportsInstance] | None:
     out: list[ImportsInstance] = []
     seen: set[str] = set()
     for file in files:
-        inst = instance_from_file(file, _library(file), kb)
+        text = _decode(file.data)
+        inst = instance_from_file(file.path, _library(file.path, text, markers.get(file.rel.parent)), kb, file.data)
         if inst.id in seen:  # the same file name in two folders of one library
             inst.id = f"{inst.id}-{len(seen)}"
         seen.add(inst.id)

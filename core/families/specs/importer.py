@@ -14,7 +14,8 @@ and `import_files` returns the rest with `.skipped`: each left-out file and why.
 
 from __future__ import annotations
 
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
 
 from core.errors import UserError
 from core.families.specs.cpp import unsafe_include
@@ -29,6 +30,7 @@ from core.families.specs.csyntax import (
     strip_annotations,
 )
 from core.families.specs.model import SpecsInstance
+from core.folders import FolderFile, read_file, read_folder, report_progress, skip, verify_references
 
 
 def contracted_functions(text: str) -> list[str]:
@@ -76,9 +78,11 @@ def main_function(text: str) -> str | None:
     return (roots or contracted)[-1]
 
 
-def import_file(path: Path, parse_check: bool = True, root: Path | None = None) -> SpecsInstance:
+def import_file(path: Path, parse_check: bool = True, root: Path | None = None, data: bytes | None = None
+                ) -> SpecsInstance:
+    """`data`: the file's bytes when already read (a folder's files are, by core/folders.py)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = (read_file(path) if data is None else data).decode("utf-8")
     except UnicodeDecodeError:
         raise SkippedFile(f"{path}: not UTF-8 text") from None
     folder = root if root is not None else path.parent
@@ -109,22 +113,48 @@ def import_file(path: Path, parse_check: bool = True, root: Path | None = None) 
 def import_files(path: object) -> Imported | None:
     p = Path(str(path))
     if p.is_file() and p.suffix == ".c":
-        files = [p]
+        files = [FolderFile(p.parent, PurePosixPath(p.name), read_file(p))]
+        root = None
     elif p.is_dir():
-        files = sorted(q for q in p.rglob("*.c") if q.is_file())
+        # read safely and bounded (core/folders.py): no symlink out of the folder, no FIFO, no deep recursion
+        files = read_folder(p, lambda rel: rel.suffix == ".c")
+        root = p
         if not files:
             return None
     else:
         return None
-    root = p if p.is_dir() else None
+    return _import_all(files, root)
+
+
+def _import_all(files: list[FolderFile], root: Path | None) -> Imported:
+    """Each file in the tools' pool (the parse check is one Frama-C run per file, `workers()` at once), in
+    order, with progress. A file that cannot become a task is left out with its reason (listed by the
+    import, core.folders.skip) and the rest import. On an interruption (KeyboardInterrupt from
+    SIGINT/SIGTERM) the files not started are dropped and the running ones finish, so every tool's private
+    directory is removed on the way out."""
+    from core.families.specs.verify import workers
+
+    check = verify_references()
+    total = len(files)
+    report_progress("reading C files", 0, total)
+    pool = ThreadPoolExecutor(max_workers=workers() if check else 1, thread_name_prefix="specs-import")
     out: list[SpecsInstance] = []
     skipped: list[tuple[str, str]] = []
-    for f in files:
-        where = f.relative_to(root).as_posix() if root is not None else f.name
-        try:
-            out.append(import_file(f, root=root))
-        except SkippedFile as exc:
-            skipped.append((where, exc.message.removeprefix(f"{f}: ")))
-        except (OSError, ValueError) as exc:  # unreadable, or not a valid instance: this file only
-            skipped.append((where, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"))
+    try:
+        futures = [pool.submit(import_file, f.path, check, root, f.data) for f in files]
+        for done, (f, future) in enumerate(zip(files, futures, strict=True), start=1):
+            where = f.path.relative_to(root).as_posix() if root is not None else f.path.name
+            try:
+                out.append(future.result())
+            except SkippedFile as exc:
+                skipped.append((where, exc.message.removeprefix(f"{f.path}: ")))
+            except (OSError, ValueError) as exc:  # unreadable, or not a valid instance: this file only
+                first = str(exc).splitlines()[0][:200] if str(exc) else ""
+                skipped.append((where, f"{type(exc).__name__}: {first}"))
+            report_progress("reading C files", done, total)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    base = root if root is not None else files[0].path.parent
+    for where, reason in skipped:
+        skip(base / where, reason)
     return Imported(out, skipped)

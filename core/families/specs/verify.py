@@ -318,6 +318,13 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
 
 def verify_many(items: Sequence[tuple[SpecsInstance, Answer]]) -> list[Verdict]:
     """Verdicts for many answers, verified concurrently (tool processes bounded by `workers()`)."""
+    from core.groundtruth import checking_ground_truth
+
     cast = [(i if isinstance(i, SpecsInstance) else SpecsInstance.model_validate(i.model_dump()), a) for i, a in items]
-    with ThreadPoolExecutor(max_workers=max(1, 2 * workers()), thread_name_prefix="specs-verify") as ex:
-        return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=completeness_enabled()), cast))
+    # an import's check of references asks only whether each verifies: no completeness (8 WP runs each)
+    cr = completeness_enabled() and not checking_ground_truth()
+    ex = ThreadPoolExecutor(max_workers=max(1, 2 * workers()), thread_name_prefix="specs-verify")
+    try:
+        return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=cr), cast))
+    finally:  # interrupted (SIGINT/SIGTERM): answers not started are dropped, running ones finish and clean up
+        ex.shutdown(wait=True, cancel_futures=True)

@@ -5,6 +5,7 @@ Hugging Face export: task_id, poly_type, signature, code, dependencies)."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -13,8 +14,10 @@ from typing import Any
 from core.errors import UserError
 from core.families.typeinf.hsparse import split_signature
 from core.families.typeinf.model import TypeinfInstance
+from core.folders import read_file, read_folder
 
 POLY = {"monomorphic": "monomorphic", "parametric": "parametric", "ad-hoc": "ad-hoc", "adhoc": "ad-hoc"}
+MAX_JSONL_BYTES = 256 * 2**20  # TF-Bench's JSONL export is < 1 MB
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)\n?```", re.S)
 
 
@@ -83,17 +86,18 @@ def _variant_of(path: Path) -> str:
 def import_files(path: Any) -> list[TypeinfInstance] | None:
     p = Path(path)
     if p.is_dir():
-        files = sorted(p.glob("*.md"), key=lambda f: _natural(f.name))
-        if not files:
+        # the folder's own task files, read safely and bounded (core/folders.py): no symlink out, no FIFO
+        read = read_folder(p, lambda rel: rel.name.endswith(".md"), depth=0)
+        if not read:
             return None
-        return [to_instance(parse_markdown(f.read_text(encoding="utf-8", errors="replace"), str(f)),
-                            _variant_of(f), str(f)) for f in files]
+        read.sort(key=lambda f: _natural(f.rel.name))
+        return [to_instance(parse_markdown(f.text(), str(f.path)), _variant_of(f.path), str(f.path)) for f in read]
     if p.is_file() and p.suffix == ".md":
-        return [to_instance(parse_markdown(p.read_text(encoding="utf-8", errors="replace"), str(p)), _variant_of(p),
+        return [to_instance(parse_markdown(read_file(p).decode("utf-8", errors="replace"), str(p)), _variant_of(p),
                             str(p))]
     if p.is_file() and p.suffix in (".jsonl", ".json"):
         out = []
-        with p.open(encoding="utf-8", errors="replace") as fh:
+        with io.StringIO(read_file(p, MAX_JSONL_BYTES).decode("utf-8", errors="replace")) as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
