@@ -4,6 +4,9 @@ Each takes an annotated program and returns the transformed annotated program, o
 not apply (or would not change anything). Annotations move with the code: renamed variables are renamed
 inside annotations too, and a `for` loop's annotation stays in front of the `while` it becomes.
 Equivalence is not assumed: the family checks each variant against the original by differential testing.
+The statement-level ones (MergeVarDecl, InfixDividing, SwapStatement) are in transform_stmt.py, the
+control-flow ones (ElseIf2If, Switch2If, If2CondExp, CondExp2If) in transform_control.py; which of the
+paper's 18 apply to C, and why the others do not: docs/specs-transformations.md.
 """
 
 from __future__ import annotations
