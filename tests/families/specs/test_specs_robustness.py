@@ -132,3 +132,20 @@ def test_diverse_n_preset_lists_each_kept_program_before_its_kept_variants():
             seen.add(program)
         else:
             assert program in seen and (program, transformation) in diverse_n_pairs()
+
+
+def test_the_report_shows_both_flip_rates_and_the_normalised_metrics_named():
+    from rich.console import Console
+
+    from core.report_view import summary_table
+
+    names = _transformations("all_distinct")
+    m = summarize(_rows("all_distinct", {"none": "success", names[0]: "failure",
+                                         **{t: "success" for t in names[1:]}}))
+    console = Console(width=200, record=True)
+    console.print(summary_table("overall", m))
+    text = console.export_text()
+    for name in ("flip_rate ", "flip_rate_pooled", "sr_norm", "fr_norm", "cr_norm", "dn_flip_rate",
+                 "dn_flip_rate_pooled", "dn_sr_norm"):
+        assert name in text
+    assert "0.1667 [" in text  # 1 of 6 variants flipped, with its interval

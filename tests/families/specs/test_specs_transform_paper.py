@@ -270,3 +270,42 @@ def test_all_variants_of_the_written_programs_are_equivalent(program):
     assert table is not None
     for name, row in zip(found, table[1:], strict=True):
         assert row == table[0], name
+
+
+PROVED_SWITCH = """/*@ requires 0 <= x <= 1000;
+    assigns \\nothing;
+    ensures x % 4 == 0 ==> \\result == 0;
+    ensures x % 4 == 1 || x % 4 == 2 ==> \\result == x;
+    ensures x % 4 == 3 ==> \\result == -x;
+*/
+int quarter(int x) {
+  int r = 0;
+  switch (x % 4) {
+    case 0:
+      r = 0;
+      break;
+    case 1:
+    case 2:
+      r = x;
+      break;
+    default:
+      r = x > 0 ? -x : 0;
+      break;
+  }
+  return r;
+}
+"""
+
+
+@pytest.mark.framac
+def test_switch_and_conditional_rewrites_keep_a_proved_contract_proved():
+    from core.families.specs.verify import wp
+
+    as_if = switch_to_if(PROVED_SWITCH, "quarter")
+    assert as_if is not None and "switch" not in as_if
+    unfolded = cond_exp_to_if(as_if, "quarter")
+    assert unfolded is not None and "?" not in unfolded.split("*/", 1)[1]
+    for program in (PROVED_SWITCH, as_if, unfolded):
+        result = wp(program)
+        assert result.outcome == "proved", [g.model_dump() for g in result.failing] or result.error_message
+    _check(PROVED_SWITCH, unfolded, "quarter")
