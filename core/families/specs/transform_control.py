@@ -86,6 +86,8 @@ def _case_groups(switch_body: ts.Node, data: bytes) -> list[tuple[list[ts.Node],
             return None  # falls through into the next group
         if _stray_break(stmts[:-1] if last.type == "break_statement" else stmts):
             return None
+        if any(s.type == "declaration" for s in stmts):
+            return None  # its scope is the whole switch; in a branch's braces later cases lose it
     return groups
 
 

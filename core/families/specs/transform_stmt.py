@@ -54,7 +54,8 @@ def merge_var_decl(text: str, function: str) -> str | None:
             if spec is None or spec != _specifiers(b, data) or "static" in spec.split():
                 continue
             first_b = b.child_by_field_name("declarator")
-            assert first_b is not None
+            if first_b is None:
+                continue
             rest = data[first_b.start_byte:b.end_byte].decode("utf-8", "surrogatepass").rstrip()
             head = data[a.start_byte:a.end_byte].decode("utf-8", "surrogatepass").rstrip()
             if not head.endswith(";") or not rest.endswith(";"):

@@ -167,6 +167,8 @@ def test_switch_to_if_refuses_fall_through_stray_break_and_side_effects():
     assert switch_to_if(FALLTHROUGH, "kind") is None
     assert switch_to_if(BREAK_IN_LOOP, "count") is None  # the inner break would leave the for loop
     assert switch_to_if(SWITCH.replace("switch (x % 5)", "switch (x++ % 5)"), "kind") is None
+    # a declaration in a case is in scope for the later cases; in a branch's braces it would not be
+    assert switch_to_if(SWITCH.replace("r = 10;\n", "r = 10;\n      int y = 2;\n"), "kind") is None
 
 
 def test_a_naive_switch_rewrite_of_fall_through_is_caught_by_differential_testing():
@@ -297,6 +299,26 @@ int quarter(int x) {
 """
 
 
+LOOP_SUM = """/*@ requires 0 <= n <= 100;
+    requires \\valid_read(a + (0 .. n-1));
+    requires \\forall integer k; 0 <= k < n ==> -1000 <= a[k] <= 1000;
+    assigns \\nothing;
+*/
+int triple_sum(const int *a, int n) {
+  int s = 0;
+  /*@ loop invariant 0 <= i <= n;
+      loop invariant -3000 * i <= s <= 3000 * i;
+      loop assigns i, s;
+      loop variant n - i;
+  */
+  for (int i = 0; i < n; i++) {
+    s = s + a[i] * 3;
+  }
+  return s;
+}
+"""
+
+
 @pytest.mark.framac
 def test_switch_and_conditional_rewrites_keep_a_proved_contract_proved():
     from core.families.specs.verify import wp
@@ -305,7 +327,10 @@ def test_switch_and_conditional_rewrites_keep_a_proved_contract_proved():
     assert as_if is not None and "switch" not in as_if
     unfolded = cond_exp_to_if(as_if, "quarter")
     assert unfolded is not None and "?" not in unfolded.split("*/", 1)[1]
-    for program in (PROVED_SWITCH, as_if, unfolded):
+    # InfixDividing's temporary inside a loop body needs no `loop assigns` of its own
+    divided = infix_dividing(LOOP_SUM, "triple_sum")
+    assert divided is not None and "int temp = a[i] * 3;" in divided
+    for program in (PROVED_SWITCH, as_if, unfolded, LOOP_SUM, divided):
         result = wp(program)
         assert result.outcome == "proved", [g.model_dump() for g in result.failing] or result.error_message
     _check(PROVED_SWITCH, unfolded, "quarter")
