@@ -13,6 +13,7 @@ from core.families.specs.transform import variants
 from core.paths import asset
 
 CORPUS = asset("specs", "corpus")
+DIVERSE_N = asset("specs", "diverse-n.json")
 
 
 @functools.cache
@@ -36,6 +37,13 @@ def instance(entry: dict[str, Any], reference: str, transformation: str = "none"
 
 
 @functools.cache
+def program_variants(name: str) -> dict[str, str]:
+    """The annotated variants of one corpus program, by transformation."""
+    entry = next(e for e in entries() if e["name"] == name)
+    return variants(entry["reference"], entry["function"])
+
+
+@functools.cache
 def diverse_items(programs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(program, transformation) pairs of the diverse set: each program, then its variants."""
     out: list[tuple[str, str]] = []
@@ -43,7 +51,7 @@ def diverse_items(programs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
         if programs and entry["name"] not in programs:
             continue
         out.append((entry["name"], "none"))
-        out.extend((entry["name"], name) for name in variants(entry["reference"], entry["function"]))
+        out.extend((entry["name"], name) for name in program_variants(entry["name"]))
     return tuple(out)
 
 
@@ -61,3 +69,22 @@ def feature_values(inst: SpecsInstance) -> dict[str, Any]:
     if loops is None:
         loops = loop_count(inst.code, inst.function)
     return {"control_flow": cf, "loops": loops, "transformation": meta.get("transformation", "none")}
+
+
+
+@functools.cache
+def diverse_n_pairs() -> frozenset[tuple[str, str]]:
+    """The (program, transformation) variants of Diverse-N, as chosen over the whole corpus and stored
+    in assets/specs/diverse-n.json (`python -m core.families.specs.naturalness` rewrites it; a test
+    checks that it matches the corpus and transformations of today)."""
+    data = json.loads(DIVERSE_N.read_text(encoding="utf-8"))
+    return frozenset((row["program"], row["transformation"]) for row in data["variants"] if row["kept"])
+
+
+@functools.cache
+def diverse_n_items(programs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Diverse-N's (program, transformation) pairs: each chosen program, then its chosen variants."""
+    chosen = diverse_n_pairs()
+    kept_programs = {p for p, _ in chosen}
+    return tuple((program, transformation) for program, transformation in diverse_items(programs)
+                 if (program, transformation) in chosen or (transformation == "none" and program in kept_programs))

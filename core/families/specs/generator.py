@@ -1,4 +1,4 @@
-"""Instances: item i of the corpus (base) or of the program-and-transformation list (diverse).
+"""Instances: item i of the corpus (base) or of the program-and-transformation list (diverse, diverse-n).
 
 The corpus is fixed, so the seed does not change the items; the item index alone does (generation is
 trivially deterministic and item-wise).
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.errors import UserError
-from core.families.specs.corpus import diverse_items, entries, instance, selected
+from core.families.specs.corpus import diverse_items, diverse_n_items, entries, instance, selected
 from core.families.specs.model import SpecsInstance, SpecsParams
 from core.families.specs.transform import TRANSFORMATIONS
 
@@ -23,6 +23,8 @@ def items(params: dict[str, Any]) -> list[tuple[str, str]]:
         raise UserError(f"unknown corpus program(s): {', '.join(unknown)}", field="programs")
     if p.variants == "base":
         return [(e["name"], "none") for e in entries() if not programs or e["name"] in programs]
+    if p.variants == "diverse-n":
+        return list(diverse_n_items(programs))
     return list(diverse_items(programs))
 
 

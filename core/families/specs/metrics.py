@@ -1,11 +1,11 @@
 """Metrics: SR, FR and unknown rate (each with a 95% Wilson interval; FR and unknown rate under the paper's
 convention, and `fr_cex`/`unknown_rate_cex` under the counterexample one), CR over verified contracts
-(`cr_left_out`: verified contracts without a CR because the mutants could not be located in them) and the
-flip rate over (original, transformed) pairs (each with a 95% bootstrap interval), failure categories.
+(`cr_left_out`: verified contracts without a CR because the mutants could not be located in them), the
+robustness measures (each with a 95% bootstrap interval) and failure categories.
 
-The flip rate needs both members of a pair among the rows: the diverse preset lists each program before
-its variants, so a run over it has them; a pair is (the row whose meta.transformation is "none", a row
-of the same meta.program with another transformation), counted when the original verified.
+The robustness measures (robustness.py: the flip rate per program as the paper defines it and pooled
+over pairs, the normalised M'(T), and each on Diverse-N) need a program's original and its variants
+among the rows: the diverse presets list each program before its variants, so a run over one has them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from core.families.specs import robustness
 from core.instance import Instance
 from core.verdict import Verdict
 
@@ -74,23 +75,9 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
            if v.status == "success" and isinstance(v.details.get("completeness"), dict)
            and v.details["completeness"].get("cr") is not None]
     _mean(out, "cr", crs)
-    flips = _flips(rows)
-    _mean(out, "flip_rate", flips)
+    for name, values in robustness.samples(rows).items():
+        _mean(out, name, values)
     categories = Counter(v.details.get("category") for _, v in rows if v.status != "success" and v.details.get("category"))
     out["categories"] = dict(categories.most_common())
     return out
 
-
-def _flips(rows: list[tuple[Instance, Verdict]]) -> list[float]:
-    originals: dict[str, bool] = {}
-    variants: list[tuple[str, bool]] = []
-    for inst, verdict in rows:
-        meta = inst.meta if isinstance(inst.meta, dict) else {}
-        program = meta.get("program")
-        if not program:
-            continue
-        if meta.get("transformation", "none") == "none":
-            originals[program] = originals.get(program, False) or verdict.correct
-        else:
-            variants.append((program, verdict.correct))
-    return [0.0 if ok else 1.0 for program, ok in variants if originals.get(program)]

@@ -36,13 +36,14 @@ class SpecsInstance(Instance):
 
 
 class SpecsParams(BaseModel):
-    """`variants`: `base` (the corpus as written) or `diverse` (each program followed by its
-    semantic-preserving transformations). `programs`: keep only these corpus programs (comma-separated
+    """`variants`: `base` (the corpus as written), `diverse` (each program followed by its
+    semantic-preserving transformations) or `diverse-n` (the paper's Diverse-N: the more natural half
+    of those variants, for programs left with at least three; see naturalness.py). `programs`: keep only these corpus programs (comma-separated
     names; empty keeps all)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    variants: Literal["base", "diverse"] = "base"
+    variants: Literal["base", "diverse", "diverse-n"] = "base"
     programs: str = ""
 
 

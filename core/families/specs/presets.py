@@ -7,6 +7,7 @@ from core.instance import Preset
 
 BASE = {"variants": "base", "programs": ""}
 DIVERSE = {"variants": "diverse", "programs": ""}
+DIVERSE_N = {"variants": "diverse-n", "programs": ""}
 
 PRESETS = {
     "formalbench-c": Preset(name="formalbench-c", family="specs", params=BASE, count=count(BASE), bundled=True,
@@ -17,4 +18,9 @@ PRESETS = {
                                     description="each corpus program followed by its semantic-preserving "
                                                 "transformations (renaming, for/while, if inversion, "
                                                 "commutation, ...), for the flip rate"),
+    "formalbench-c-diverse-n": Preset(name="formalbench-c-diverse-n", family="specs", params=DIVERSE_N,
+                                      count=count(DIVERSE_N), bundled=True,
+                                      description="the paper's Diverse-N: the more natural half of the "
+                                                  "diverse variants (token trigram cross-entropy), for "
+                                                  "programs left with at least three, each after its original"),
 }

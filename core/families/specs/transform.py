@@ -4,6 +4,9 @@ Each takes an annotated program and returns the transformed annotated program, o
 not apply (or would not change anything). Annotations move with the code: renamed variables are renamed
 inside annotations too, and a `for` loop's annotation stays in front of the `while` it becomes.
 Equivalence is not assumed: the family checks each variant against the original by differential testing.
+The statement-level ones (MergeVarDecl, InfixDividing, SwapStatement) are in transform_stmt.py, the
+control-flow ones (ElseIf2If, Switch2If, If2CondExp, CondExp2If) in transform_control.py; which of the
+paper's 18 apply to C, and why the others do not: docs/specs-transformations.md.
 """
 
 from __future__ import annotations
@@ -13,27 +16,12 @@ from collections.abc import Callable
 
 import tree_sitter as ts
 
-from core.families.specs.csyntax import function_node, is_annotation, node_text, parse, walk
-
-Edit = tuple[int, int, str]  # byte range and its replacement
-
-
-def _apply(data: bytes, edits: list[Edit]) -> str:
-    out = bytearray()
-    pos = 0
-    for start, end, text in sorted(edits):
-        if start < pos:
-            continue  # overlapping edits: keep the first
-        out += data[pos:start] + text.encode()
-        pos = end
-    out += data[pos:]
-    return out.decode("utf-8", "surrogatepass")
-
-
-def _body(text: str, function: str) -> tuple[ts.Node | None, bytes]:
-    tree, data = parse(text)
-    fn = function_node(tree, data, function)
-    return fn, data
+from core.families.specs.csyntax import is_annotation, node_text, walk
+from core.families.specs.transform_base import Edit
+from core.families.specs.transform_base import apply_edits as _apply
+from core.families.specs.transform_base import body as _body
+from core.families.specs.transform_control import cond_exp_to_if, else_if_to_if, if_to_cond_exp, switch_to_if
+from core.families.specs.transform_stmt import infix_dividing, merge_var_decl, swap_statement
 
 
 def _code_nodes(fn: ts.Node) -> list[ts.Node]:
@@ -206,7 +194,7 @@ def switch_equal(text: str, function: str) -> str | None:
 
 
 def commute_arithmetic(text: str, function: str) -> str | None:
-    """Expression commutation: `a + b` becomes `b + a`, `a * b` becomes `b * a`."""
+    """Ours, not one of the paper's 18: `a + b` becomes `b + a`, `a * b` becomes `b * a`."""
     return _swap_binary(text, function, {"+", "*"})
 
 
@@ -287,6 +275,23 @@ TRANSFORMATIONS: dict[str, Callable[[str, str], str | None]] = {
     "unary_to_add": unary_to_add,
     "add_to_equal": add_to_equal,
     "divide_composed_if": divide_composed_if,
+    "else_if_to_if": else_if_to_if,
+    "switch_to_if": switch_to_if,
+    "merge_var_decl": merge_var_decl,
+    "infix_dividing": infix_dividing,
+    "swap_statement": swap_statement,
+    "if_to_cond_exp": if_to_cond_exp,
+    "cond_exp_to_if": cond_exp_to_if,
+}
+
+# the paper's name for each (Appendix A); commute_arithmetic is this project's own addition
+PAPER_NAMES: dict[str, str | None] = {
+    "rename_variables": "VariableRenaming-1", "for_to_while": "For2While", "while_to_for": "While2For",
+    "reverse_if": "ReverseIf", "switch_relation": "SwitchRelation", "switch_equal": "SwitchEqualExp",
+    "commute_arithmetic": None, "unary_to_add": "Unary2Add", "add_to_equal": "Add2Equal",
+    "divide_composed_if": "DividingComposedIf", "else_if_to_if": "ElseIf2If", "switch_to_if": "Switch2If",
+    "merge_var_decl": "MergeVarDecl", "infix_dividing": "InfixDividing", "swap_statement": "SwapStatement",
+    "if_to_cond_exp": "If2CondExp", "cond_exp_to_if": "CondExp2If",
 }
 
 

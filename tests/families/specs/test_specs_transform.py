@@ -60,3 +60,5 @@ def test_transformed_reference_proves_and_flip_rate_is_zero(transformation, prog
     assert all(v.correct for _, v in rows), [v.explanation for _, v in rows]
     metrics = summarize(rows)
     assert metrics["flip_rate"] == 0.0 and metrics["flip_rate_n"] == 1
+    assert metrics["flip_rate_pooled"] == 0.0 and metrics["flip_rate_pooled_n"] == 1
+    assert metrics["sr_norm"] == 1.0 and metrics["fr_norm"] == 0.0
