@@ -33,4 +33,7 @@ def oracle_response(instance: TypeinfInstance) -> str:
     sig = instance.truth_signature()
     if sig is None:
         return baseline_response(instance)
-    return sig
+    from core.families.typeinf.verify import truth_parts
+
+    parts = truth_parts(instance)
+    return f"{binder(parts[0])} :: {parts[1]}" if parts else sig

@@ -706,7 +706,9 @@ class _Converter:
         if t == "unit":
             return S.PCon("()", [], sp)
         if t == "prefix_id":
-            return S.PCon(_op_name(node), [], sp)
+            op = _op_name(node)
+            # `(.*.)` binds a variable operator; only `:`-operators are constructors
+            return S.PCon(op, [], sp) if op.startswith(":") else S.PVar(op, sp)
         if t == "apply":
             args: list[S.Pat] = []
             cur = node

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserError
+from core.families.typeinf.corpus import binder
 from core.families.typeinf.hsparse import split_signature
 from core.families.typeinf.model import TypeinfInstance
 
@@ -70,7 +71,7 @@ def to_instance(record: dict[str, Any], variant: str, source: str = "") -> Typei
     try:
         return TypeinfInstance(id=f"tfbench-{variant}-{record.get('task_id')}", code=str(record["code"]),
                                dependencies=[str(d) for d in record.get("dependencies") or []], name=name,
-                               variant=variant, ground_truth={"signature": f"{name} :: {type_text.strip()}"},
+                               variant=variant, ground_truth={"signature": f"{binder(name)} :: {type_text.strip()}"},
                                meta=meta)
     except (KeyError, ValueError) as exc:
         raise UserError(f"task {record.get('task_id')!r}: {exc}", file=source) from None

@@ -39,6 +39,11 @@ def truth_parts(instance: TypeinfInstance) -> tuple[str, str] | None:
     if sig is None:
         return None
     name, type_text = split_signature(sig)
+    if name is None:
+        # snapshots imported before operators kept their parentheses store `$ :: ...`
+        head, sep, rest = sig.partition("::")
+        if sep and head.strip() == instance.name:
+            return instance.name, rest.strip()
     return (name or instance.name), type_text.strip()
 
 

@@ -1,0 +1,62 @@
+"""TF-Bench's released task files (`task_<n>.hs.md`): operators, sections and backticked names import
+and their ground truth verifies (issue 20 item 7)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from core.families.typeinf.hsparse import parse_type, split_signature
+from core.family import get_family
+
+FIXTURES = Path(__file__).parent / "fixtures"
+OPERATORS = {"$", "++", ".", "&&", "==", "<$", "<*>", "!!", "^", "=<<", "<&>", "<**>"}
+
+
+def test_operator_tasks_keep_their_parentheses_and_verify() -> None:
+    fam = get_family("typeinf")
+    instances = fam.import_files(FIXTURES / "tfbench_ops")
+    assert instances is not None
+    assert OPERATORS <= {i.name for i in instances}
+    for inst in instances:
+        sig = inst.ground_truth["signature"]
+        name, type_text = split_signature(sig)
+        assert name == inst.name, sig
+        parse_type(type_text)
+        _, verdict = fam.check(inst, fam.oracle_response(inst))
+        assert verdict.correct, (inst.id, verdict.explanation)
+        baseline = fam.baseline_response(inst, 1.0)
+        _, verdict = fam.check(inst, baseline)
+        assert verdict.correct, (inst.id, baseline, verdict.explanation)
+
+
+def test_an_operator_answer_in_any_usual_form_is_accepted() -> None:
+    fam = get_family("typeinf")
+    inst = next(i for i in fam.import_files(FIXTURES / "tfbench_ops") if i.name == "<*>")
+    for reply in ("(<*>) :: Applicative f => f (a -> b) -> f a -> f b",
+                  "```haskell\n(<*>) :: Applicative g => g (x -> y) -> g x -> g y\n```",
+                  "Applicative f => f (a -> b) -> f a -> f b"):
+        _, verdict = fam.check(inst, reply)
+        assert verdict.correct, (reply, verdict.explanation)
+    _, verdict = fam.check(inst, "(<*>) :: Applicative f => f a -> f (a -> b) -> f b")
+    assert not verdict.correct
+
+
+def test_a_snapshot_stored_with_a_bare_operator_still_verifies() -> None:
+    """Snapshots imported before the fix hold `$ :: ...`: the verdict reads them all the same."""
+    fam = get_family("typeinf")
+    inst = next(i for i in fam.import_files(FIXTURES / "tfbench_ops") if i.name == "$")
+    old = inst.model_copy(update={"ground_truth": {"signature": "$ :: (a -> b) -> a -> b"}})
+    _, verdict = fam.check(old, "($) :: (x -> y) -> x -> y")
+    assert verdict.correct, verdict.explanation
+
+
+def test_snapshot_import_of_operator_tasks_needs_no_flag(tmp_path: Path) -> None:
+    env_db = tmp_path / "log.db"
+    for folder in ("tfbench_ops", "tfbench_released"):
+        res = subprocess.run([sys.executable, "-m", "core", "--db", str(env_db), "snapshot", "import",
+                              str(FIXTURES / folder), "--family", "typeinf", "--name", folder],
+                             capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        assert "does not verify" not in res.stdout + res.stderr
