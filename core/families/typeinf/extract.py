@@ -20,6 +20,14 @@ from core.families.typeinf.hsparse import HsParseError, parse_type, split_signat
 from core.verdict import Answer
 
 MAX_CHARS = 200_000
+# Bounds on the type text that is parsed (issue 19 item 10): the longest signature in the corpus and in
+# TF-Bench's released tasks has under 60 tokens and nests brackets 4 deep; a type text above either
+# bound is the answer's `too_long` failure, decided by one linear scan before any parsing (tree-sitter
+# is quadratic on deep nesting, and the checker recurses along the arrow spine: 300 tokens keep it
+# under 150 levels, far from Python's recursion limit).
+MAX_TYPE_TOKENS = 300
+MAX_TYPE_DEPTH = 64
+_TOKEN = re.compile(r"[\w']+|->|=>|::|\S")
 _PROSE_CUT = re.compile(r"(\s--.*$)|(\s+(?:where|which|because|since|here|that is|i\.e\.)\b.*$)|(\.\s+[A-Z].*$)|(\.\s*$)",
                         re.I)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -72,7 +80,7 @@ _PROSE_WORDS = frozenset("the is it its this that type signature answer function
 
 
 def _looks_like_prose(text: str) -> bool:
-    words = re.findall(r"[A-Za-z_][\w']*", text)
+    words = re.findall(r"[A-Za-z_][\w']*", text[:500])  # how a line starts decides; bounded work
     return sum(w.lower() in _PROSE_WORDS for w in words) >= 2 or (bool(words) and words[0] in ("I", "The", "So"))
 
 
@@ -92,20 +100,61 @@ def _parses(text: str) -> bool:
     return True
 
 
+class TooLong(Exception):
+    """A type text above MAX_TYPE_TOKENS or MAX_TYPE_DEPTH (the message says which)."""
+
+
+def bound_type_text(text: str) -> None:
+    """Raise TooLong when `text` has more than MAX_TYPE_TOKENS tokens or nests brackets deeper than
+    MAX_TYPE_DEPTH. One pass, stopping at the first token over the bound."""
+    depth = 0
+    for count, m in enumerate(_TOKEN.finditer(text), 1):
+        if count > MAX_TYPE_TOKENS:
+            raise TooLong(f"the type has more than {MAX_TYPE_TOKENS:,} tokens")
+        tok = m.group()
+        if tok in "([":
+            depth += 1
+            if depth > MAX_TYPE_DEPTH:
+                raise TooLong(f"the type nests brackets more than {MAX_TYPE_DEPTH} deep")
+        elif tok in ")]":
+            depth -= 1
+
+
+_MAX_CUTS = 16  # prefixes tried when prose follows the type: a fixed number, so _trim stays linear
+
+
+def _error_offset(text: str) -> int:
+    """The character offset in `text` where tree-sitter first fails to read it as a type (one parse)."""
+    from core.families.typeinf.hsparse import _first_error, parse_tree
+
+    head = "x__ :: "
+    raw = (head + text).encode("utf-8")
+    bad = _first_error(parse_tree(head + text))
+    at = bad.start_byte if bad is not None else len(raw)
+    return max(0, len(raw[:at].decode("utf-8", "replace")) - len(head))
+
+
 def _trim(text: str) -> tuple[str | None, bool]:
-    """The type text, prose after it cut when the whole does not parse; (None, _) if nothing parses."""
+    """The type text, prose after it cut when the whole does not parse; (None, _) if nothing parses.
+    Raises TooLong above the bounds (before any parsing)."""
+    bound_type_text(text)
     text = _clean_type(text)
     if _parses(text):
         return text, False
     cut = _PROSE_CUT.sub("", text).strip()
     if cut != text and cut and _parses(cut):
         return cut, True
-    words = text.split()
-    for k in range(len(words) - 1, 0, -1):
-        prefix = " ".join(words[:k]).rstrip(".,;:")
-        tail = words[k]
-        if tail[:1].isalpha() and tail[:1].islower() and len(tail) > 2 and _parses(prefix) and (
-                "->" in prefix or "=>" in prefix):
+    # prose starts at or before where the parse first fails: try cut points from there backwards
+    words = list(re.finditer(r"\S+", text))
+    err = _error_offset(text)
+    last = max((k for k, w in enumerate(words) if w.start() <= err), default=0)
+    for k in range(min(last + 1, len(words) - 1), max(0, last - _MAX_CUTS), -1):
+        if k <= 0:
+            break
+        prefix = text[:words[k - 1].end()].rstrip(".,;:")
+        tail = words[k].group()
+        if tail[:1].isalpha() and tail[:1].islower() and len(tail) > 2 and ("->" in prefix or "=>" in prefix) \
+                and _parses(prefix):
             return prefix, True
     return None, False
 
@@ -113,6 +162,9 @@ def _trim(text: str) -> tuple[str | None, bool]:
 def extract(text: str, instance: object | None = None) -> Answer:
     try:
         return _extract(text, instance)
+    except TooLong as exc:
+        return Answer.failure("too_long", f"{exc}; a type that long is not an answer (bounds: "
+                                          f"{MAX_TYPE_TOKENS:,} tokens, {MAX_TYPE_DEPTH} nested brackets)")
     except Exception as exc:  # noqa: BLE001 - extraction never raises, whatever the input
         return Answer.failure("syntax", f"the reply could not be read as a signature ({type(exc).__name__})")
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
 from core.families.typeinf.env import task_synonyms
+from core.families.typeinf.extract import TooLong, bound_type_text
 from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
 from core.families.typeinf.model import TypeinfInstance
 from core.families.typeinf.types import Pred, Scheme, TAp, TVar, Type, show, show_pred, split_fn, subst
@@ -17,7 +18,7 @@ from core.verdict import Answer, DiffRow, Verdict, char_diff_spans
 
 CATEGORIES = ("OverGeneralization", "UnderGeneralization", "ArgOrderMismatch", "ArityMismatch", "ConstraintError",
               "SyntaxError", "InstructionFollowing", "ResponseError", "TypeMismatch")
-EXTRACTION_CATEGORY = {"empty": "ResponseError", "syntax": "SyntaxError", "instruction": "InstructionFollowing"}
+EXTRACTION_CATEGORY = {"empty": "ResponseError", "too_long": "ResponseError", "syntax": "SyntaxError", "instruction": "InstructionFollowing"}
 CATEGORY_TEXT = {
     "OverGeneralization": "the answer is more general than the function's type (it keeps apart type variables "
                           "that must coincide)",
@@ -136,6 +137,12 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
     got_text = str(value.get("type", ""))
     got_sig = str(value.get("signature", f"{name} :: {got_text}"))
     synonyms = task_synonyms(instance.dependencies)
+    try:
+        bound_type_text(got_text)  # answers built elsewhere than extract() are bounded too
+    except TooLong as exc:
+        return Verdict(correct=False, score=0.0, status="extraction_error", expected=expected, got=None,
+                       diff=[DiffRow(label="signature", expected=truth_text, got="(too long)", ok=False)],
+                       explanation=f"ResponseError: {exc}", details={"category": "ResponseError"})
     try:
         truth = parse_type(truth_text).scheme
     except HsParseError as exc:

@@ -60,3 +60,36 @@ def test_snapshot_import_of_operator_tasks_needs_no_flag(tmp_path: Path) -> None
                              capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr
         assert "does not verify" not in res.stdout + res.stderr
+
+
+def _not_instance():  # type: ignore[no-untyped-def]
+    fam = get_family("typeinf")
+    return fam, next(i for i in fam.generate(fam.resolve_params("tfbench-base"), 0, 250) if i.name == "not")
+
+
+def test_hostile_long_types_are_too_long_not_parsed() -> None:
+    """Issue 19 item 10: a 32,000-variable type and 50,000 nested parentheses are `too_long` after one
+    linear scan (they hung or took seconds); a type just under the bounds is still read and judged."""
+    from core.families.typeinf.extract import MAX_TYPE_DEPTH, MAX_TYPE_TOKENS
+
+    fam, inst = _not_instance()
+    hostile = ["not :: " + " -> ".join(f"a{i}" for i in range(n)) for n in (1_000, 32_000)]
+    hostile += ["not :: " + "(" * n + "a" + ")" * n for n in (2_000, 50_000)]
+    for reply in hostile:
+        answer, verdict = fam.check(inst, reply)
+        assert answer.error == "too_long", (len(reply), answer.error, answer.message)
+        assert verdict.status == "extraction_error" and verdict.details["category"] == "ResponseError"
+    args = (MAX_TYPE_TOKENS + 1) // 2  # n variables and n-1 arrows
+    answer, verdict = fam.check(inst, "not :: " + " -> ".join(f"a{i}" for i in range(args)))
+    assert answer.ok and verdict.details["category"] == "ArityMismatch"
+    deep = "(" * MAX_TYPE_DEPTH + "Bool" + ")" * MAX_TYPE_DEPTH
+    answer, verdict = fam.check(inst, f"not :: {deep} -> Bool")
+    assert answer.ok and verdict.correct
+
+
+def test_prose_after_the_type_is_still_cut_with_bounded_attempts() -> None:
+    fam, inst = _not_instance()
+    for reply in ("not :: Bool -> Bool where the argument is negated",
+                  "not :: Bool -> Bool, negating its argument " + "and returning it " * 40):
+        answer, verdict = fam.check(inst, reply)
+        assert answer.ok, (reply[:60], answer.message)
