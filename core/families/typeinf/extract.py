@@ -6,6 +6,9 @@ wins), the signature taken with or without the `name ::` hook, a signature split
 joined, trailing prose and comments ignored, an explicit `forall` accepted.
 `String`/`[Char]` need no rewriting here: the checker expands synonyms both ways. Never raises.
 
+This is the lenient judgement; `details["released"]` holds the reply as TF-Bench's released
+post-processing reads it (postprocess.py), which the default judgement checks.
+
 Answer.value = {"name": the name before `::` (or None), "type": the type text, "signature": "name ::
 type"}; failures carry `error`: empty (ResponseError), syntax (SyntaxError), instruction (a
 reply that gives no signature for the function but something else, InstructionFollowing).
@@ -17,6 +20,7 @@ import re
 
 from core.extraction import code_fences, split_reasoning
 from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
+from core.families.typeinf.postprocess import MAX_KEPT_CHARS, released_type
 from core.verdict import Answer
 
 MAX_CHARS = 200_000
@@ -160,13 +164,30 @@ def _trim(text: str) -> tuple[str | None, bool]:
 
 
 def extract(text: str, instance: object | None = None) -> Answer:
+    """The lenient reading (this module's rules) in value/error, and the released post-processing's
+    reading in details["released"] (the type text, or None when it is too long to be one)."""
     try:
-        return _extract(text, instance)
+        answer = _extract(text, instance)
     except TooLong as exc:
-        return Answer.failure("too_long", f"{exc}; a type that long is not an answer (bounds: "
-                                          f"{MAX_TYPE_TOKENS:,} tokens, {MAX_TYPE_DEPTH} nested brackets)")
+        answer = Answer.failure("too_long", f"{exc}; a type that long is not an answer (bounds: "
+                                            f"{MAX_TYPE_TOKENS:,} tokens, {MAX_TYPE_DEPTH} nested brackets)")
     except Exception as exc:  # noqa: BLE001 - extraction never raises, whatever the input
-        return Answer.failure("syntax", f"the reply could not be read as a signature ({type(exc).__name__})")
+        answer = Answer.failure("syntax", f"the reply could not be read as a signature ({type(exc).__name__})")
+    if isinstance(text, str):
+        answer.details["released"] = _released(text)
+    return answer
+
+
+def _released(text: str) -> str | None:
+    body = split_reasoning(text[-MAX_CHARS:]).answer.replace("\r\n", "\n").strip()
+    kept = released_type(body)
+    if len(kept) > MAX_KEPT_CHARS:
+        return None
+    try:
+        bound_type_text(kept)
+    except TooLong:
+        return None
+    return kept
 
 
 def _extract(text: str, instance: object | None) -> Answer:

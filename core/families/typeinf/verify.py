@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
+from core.families.typeinf.corpus import binder
 from core.families.typeinf.env import task_synonyms
 from core.families.typeinf.extract import TooLong, bound_type_text
 from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
@@ -118,6 +119,41 @@ def _row(label: str, expected: str, got: str) -> DiffRow:
 
 
 def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
+    """Two judgements (issue 20 item 8): `correct` reads the reply as TF-Bench's released post-processing
+    does (extract put it in answer.details["released"]; text beyond the signature makes it wrong,
+    InstructionFollowing); details["correct_lenient"] is this family's lenient extraction (the answer's
+    value). An Answer made elsewhere, without a released reading, is judged once and both agree."""
+    lenient = _judge(instance, answer)
+    if "released" not in answer.details or truth_parts(instance) is None:
+        return lenient.model_copy(update={"details": {**lenient.details, "correct_lenient": lenient.correct}})
+    text = answer.details.get("released")
+    name = truth_parts(instance)[0]  # type: ignore[index]
+    if text is None:
+        as_released = Answer.failure("too_long", "as released, the text after the hook is too long to be a type")
+    elif not text.strip():
+        as_released = Answer.failure("empty", "as released, nothing is left after removing fences and the hook")
+    else:
+        as_released = Answer.success({"name": None, "type": text, "signature": f"{binder(name)} :: {text}"})
+    released = _judge(instance, as_released)
+    if not released.correct and not answer.ok:
+        released = lenient  # neither reading finds a type: the lenient one says more about why
+    elif not released.correct and released.details.get("category") == "SyntaxError":
+        # the lenient reading found a type, so the released one choked on what the reply says beyond it
+        released = released.model_copy(update={
+            "details": {**released.details, "category": "InstructionFollowing"},
+            "explanation": f"InstructionFollowing: as released, TF-Bench's post-processing keeps "
+                           f"'{(text or '')[:80]}' after the hook, which is not only a type (the reply says more "
+                           f"than the signature)"})
+    details = {**released.details, "correct_lenient": lenient.correct, "judgement": "released"}
+    explanation = released.explanation
+    if lenient.correct != released.correct:
+        details["lenient_explanation"] = lenient.explanation
+        explanation += f" (lenient extraction: {'correct' if lenient.correct else lenient.explanation})"
+    return released.model_copy(update={"details": details, "explanation": explanation,
+                                       "correct": released.correct, "score": 1.0 if released.correct else 0.0})
+
+
+def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
     parts = truth_parts(instance)
     expected = instance.truth_signature()
     if parts is None:

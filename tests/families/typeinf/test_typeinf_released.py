@@ -93,3 +93,67 @@ def test_prose_after_the_type_is_still_cut_with_bounded_attempts() -> None:
                   "not :: Bool -> Bool, negating its argument " + "and returning it " * 40):
         answer, verdict = fam.check(inst, reply)
         assert answer.ok, (reply[:60], answer.message)
+
+
+def test_two_judgements_released_and_lenient() -> None:
+    """Issue 20 item 8: `correct` reads the reply as TF-Bench's released post-processing does (fences and
+    hook removed, [Char] -> String; text beyond the type makes it wrong, InstructionFollowing),
+    `correct_lenient` as this family's extraction does; reasoning is removed before either."""
+    fam = get_family("typeinf")
+    insts = list(fam.generate(fam.resolve_params("tfbench-base"), 0, 250))
+    not_, words = (next(i for i in insts if i.name == n) for n in ("not", "words"))
+    cases = [  # (instance, reply, correct, correct_lenient, category)
+        (not_, "not :: Bool -> Bool\nThis negates its argument.", False, True, "InstructionFollowing"),
+        (not_, "```haskell\nnot :: Bool -> Bool\n```\nIt flips the boolean.", False, True, "InstructionFollowing"),
+        (not_, "```haskell\nnot :: Bool -> Bool\n```", True, True, None),
+        (words, "```haskell\nwords :: [Char] -> [[Char]]\n```", True, True, None),
+        (not_, "Bool -> Bool", True, True, None),
+        (not_, "<think>not :: Int -> Int, or maybe not.</think>\nnot :: Bool -> Bool", True, True, None),
+        (not_, "not :: Int -> Bool", False, False, "TypeMismatch"),
+    ]
+    for inst, reply, correct, lenient, category in cases:
+        _, verdict = fam.check(inst, reply)
+        assert verdict.correct is correct, (reply, verdict.explanation)
+        assert verdict.details["correct_lenient"] is lenient, (reply, verdict.details)
+        assert verdict.details.get("category") == category, (reply, verdict.details)
+
+
+def test_summary_reports_acc_and_acc_lenient_never_pooled() -> None:
+    """Issue 20 items 8 and 10: the summary's `acc` is the base rows' (released judgement), `acc_pure`
+    the pure rows', `acc_lenient` beside it; RS needs both variants and says so when one is missing."""
+    fam = get_family("typeinf")
+    base = list(fam.generate(fam.resolve_params("tfbench-base"), 0, 4))
+    pure = list(fam.generate(fam.resolve_params("tfbench-pure"), 0, 4))
+    rows = []
+    for inst in base:  # all right, two with trailing prose (wrong as released, right leniently)
+        reply = fam.oracle_response(inst) + ("\nThat is the type." if len(rows) < 2 else "")
+        rows.append((inst, fam.check(inst, reply)[1]))
+    for inst in pure[:1]:
+        rows.append((inst, fam.check(inst, fam.oracle_response(inst))[1]))
+    for inst in pure[1:]:
+        rows.append((inst, fam.check(inst, "f1 :: t1")[1]))
+    m = fam.summarize(rows)
+    assert m["acc"] == 0.5 and m["acc_lenient"] == 1.0
+    assert m["acc_pure"] == 0.25 and m["acc_pure_lenient"] == 0.25
+    assert m["rs"] == 0.5 and m["n_base"] == 4 and m["n_pure"] == 4
+    only_pure = fam.summarize(rows[4:])
+    assert only_pure["acc"] is None and only_pure["acc_pure"] == 0.25 and only_pure["rs"] is None
+    assert "rs_missing" in only_pure
+
+
+def test_compare_names_the_two_solvers_of_re() -> None:
+    fam = get_family("typeinf")
+    base = list(fam.generate(fam.resolve_params("tfbench-base"), 0, 2))
+    pure = list(fam.generate(fam.resolve_params("tfbench-pure"), 0, 2))
+
+    def rows(insts, right):  # type: ignore[no-untyped-def]
+        return [(i, fam.check(i, fam.oracle_response(i) if k < right else "f :: Int")[1]) for k, i in enumerate(insts)]
+
+    pairs = [({"id": "r1", "solver": "m"}, rows(base, 1)), ({"id": "r2", "solver": "m"}, rows(pure, 0)),
+             ({"id": "r3", "solver": "m-ttc"}, rows(base, 2)), ({"id": "r4", "solver": "m-ttc"}, rows(pure, 2))]
+    c = fam.compare_metrics(pairs)
+    assert c["re"] == (1.0 - 0.0) / (1.0 - 0.5)
+    assert c["re_solvers"] == {"m": "m", "m_ttc": "m-ttc"}
+    one = fam.compare_metrics(pairs[:2])
+    assert "re" not in one and "exactly two solvers" in one["re_missing"]
+    assert one["per_solver"]["m"]["rs"] == 0.0
