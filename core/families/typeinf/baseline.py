@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from core.families.typeinf.check import is_instance
 from core.families.typeinf.corpus import binder
-from core.families.typeinf.env import task_env
+from core.families.typeinf.env import Env, task_env
 from core.families.typeinf.infer import infer_code, rename_scheme
 from core.families.typeinf.model import TypeinfInstance
-from core.families.typeinf.types import show_scheme
+from core.families.typeinf.types import Scheme, show_scheme
 
 BASELINE_STEPS = 200_000  # unification + node visits; the corpus needs at most a few thousand
 
@@ -25,8 +26,26 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
                         pure=renamed_types(instance))
     if result.scheme is None:
         return f"-- the baseline could not type the code: {result.error.message if result.error else 'unknown'}"
+    scheme = class_method_type(instance.name, result.scheme, env) or result.scheme
     style = "numbers" if instance.variant == "pure" else "letters"
-    return f"{binder(instance.name)} :: {show_scheme(rename_scheme(result.scheme, style))}"
+    return f"{binder(instance.name)} :: {show_scheme(rename_scheme(scheme, style))}"
+
+
+def class_method_type(name: str, inferred: Scheme, env: Env) -> Scheme | None:
+    """A class method's type is its class's declaration (TF-Bench's truth for `succ` is Enum's
+    `Enum a => a -> a`): when the code alone types more generally than the declaration (`succ =
+    toEnum . (+ one) . fromEnum` gives `(Enum a, Enum b) => a -> b`), the declaration is the answer. The
+    class comes from the task's dependencies, else the Prelude's. A type the declaration does not
+    instantiate (a method defined at an instance, `properFraction` on Ratio) is left as inferred."""
+    if not any(name in info.methods for info in env.classes.values()):
+        return None
+    declared = env.values.get(name)
+    if declared is None:
+        return None
+    body = env.expand(declared.body)
+    if is_instance(inferred.body, body) and not is_instance(body, inferred.body):
+        return Scheme(declared.context, body)
+    return None
 
 
 def oracle_response(instance: TypeinfInstance) -> str:
