@@ -34,7 +34,8 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
 def class_method_type(name: str, inferred: Scheme, env: Env) -> Scheme | None:
     """A class method's type is its class's declaration (TF-Bench's truth for `succ` is Enum's
     `Enum a => a -> a`): when the code alone types more generally than the declaration (`succ =
-    toEnum . (+ one) . fromEnum` gives `(Enum a, Enum b) => a -> b`), the declaration is the answer. The
+    toEnum . (+ one) . fromEnum` gives `(Enum a, Enum b) => a -> b`), or as generally but with fewer
+classes (released `sum` lacks its class's Foldable), the declaration is the answer. The
     class comes from the task's dependencies, else the Prelude's. A type the declaration does not
     instantiate (a method defined at an instance, `properFraction` on Ratio) is left as inferred."""
     if not any(name in info.methods for info in env.classes.values()):
@@ -43,7 +44,8 @@ def class_method_type(name: str, inferred: Scheme, env: Env) -> Scheme | None:
     if declared is None:
         return None
     body = env.expand(declared.body)
-    if is_instance(inferred.body, body) and not is_instance(body, inferred.body):
+    if is_instance(inferred.body, body) and (not is_instance(body, inferred.body)
+                                             or {p.cls for p in inferred.context} < {p.cls for p in declared.context}):
         return Scheme(declared.context, body)
     return None
 

@@ -21,25 +21,14 @@ _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)\n?```", re.S)
 
 def parse_markdown(text: str, source: str = "") -> dict[str, Any]:
     sections: dict[str, list[str]] = {}
-    deps: list[str] = []
     current: str | None = None
-    sub: list[str] | None = None
     for line in text.splitlines():
         if line.startswith("# "):
             current = line[2:].strip().lower()
             sections[current] = []
-            sub = None
-        elif line.startswith("## ") and current == "dependencies":
-            sub = []
-            deps.append("")  # filled below
-            sections.setdefault("__deps__", [])
-            sections["__deps__"].append("\0")
         elif current is not None:
-            if current == "dependencies" and sub is not None:
-                deps[-1] += line + "\n"
-            else:
-                sections[current].append(line)
-    fields = {k: "\n".join(v).strip() for k, v in sections.items() if not k.startswith("__")}
+            sections[current].append(line)
+    fields = {k: "\n".join(v).strip() for k, v in sections.items()}
     missing = [k for k in ("task_id", "signature", "code") if not fields.get(k)]
     if missing:
         raise UserError(f"a TF-Bench task file lacks section(s) {', '.join('# ' + m for m in missing)}", file=source)
@@ -48,10 +37,21 @@ def parse_markdown(text: str, source: str = "") -> dict[str, Any]:
         "poly_type": fields.get("poly_type", ""),
         "signature": _unfence(fields["signature"]),
         "code": _unfence(fields["code"]),
-        "dependencies": [_unfence(d) for d in deps if _unfence(d)],
+        "dependencies": _dependencies(fields.get("dependencies", "")),
         "extra": {k: v for k, v in fields.items() if k not in ("task_id", "poly_type", "signature", "code",
                                                                "dependencies")},
     }
+
+
+def _dependencies(text: str) -> list[str]:
+    """Every fenced block of the section is one dependency: the released files number them `## i`, but
+    some have a bare `##` (task_42-2) or skip numbers (task_110); unfenced text falls back to the
+    `##` headers."""
+    blocks = [m.group(1).strip("\n").rstrip() for m in _FENCE.finditer(text)]
+    if blocks:
+        return [b for b in blocks if b.strip()]
+    parts = re.split(r"^##(?: .*)?$", text, flags=re.M)
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _unfence(text: str) -> str:
