@@ -224,7 +224,8 @@ def _extract(text: str, instance: object | None) -> Answer:
                               **details)
     # no `name ::` anywhere: the reply continued from the hook, or wrote the type inline
     for block in _candidate_blocks(body):
-        lines = [ln.strip() for ln in block.splitlines() if ln.strip()]
+        # a type written inline sits near a line's start: reading 4,000 characters of a line keeps this linear
+        lines = [ln.strip()[:4_000] for ln in block.splitlines() if ln.strip()]
         inline = [m.group(1) for ln in lines for m in _INLINE_CODE.finditer(ln)]
         tails = [re.split(r"\b(?:is|be|as)\b:?|:\s", ln)[-1] for ln in lines[:3] if _looks_like_prose(ln)]
         for candidate in [*inline, *lines[:3], *tails]:

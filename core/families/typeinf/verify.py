@@ -137,10 +137,10 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
     released = _judge(instance, as_released)
     if not released.correct and not answer.ok:
         released = lenient  # neither reading finds a type: the lenient one says more about why
-    elif not released.correct and released.details.get("category") == "SyntaxError":
+    elif not released.correct and released.details.get("category") in ("SyntaxError", "ResponseError"):
         # the lenient reading found a type, so the released one choked on what the reply says beyond it
         released = released.model_copy(update={
-            "details": {**released.details, "category": "InstructionFollowing"},
+            "status": "wrong", "details": {**released.details, "category": "InstructionFollowing"},
             "explanation": f"InstructionFollowing: as released, TF-Bench's post-processing keeps "
                            f"'{(text or '')[:80]}' after the hook, which is not only a type (the reply says more "
                            f"than the signature)"})
