@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 
 from core.extraction import code_fences, split_reasoning
-from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
+from core.families.typeinf.hsparse import (
+    _TYPE_TOKEN,
+    MAX_TYPE_TOKENS,
+    HsParseError,
+    parse_type,
+    split_signature,
+)
 from core.families.typeinf.postprocess import MAX_KEPT_CHARS, released_type
 from core.verdict import Answer
 
@@ -29,9 +35,8 @@ MAX_CHARS = 200_000
 # bound is the answer's `too_long` failure, decided by one linear scan before any parsing (tree-sitter
 # is quadratic on deep nesting, and the checker recurses along the arrow spine: 300 tokens keep it
 # under 150 levels, far from Python's recursion limit).
-MAX_TYPE_TOKENS = 300
 MAX_TYPE_DEPTH = 64
-_TOKEN = re.compile(r"[\w']+|->|=>|::|\S")
+_TOKEN = _TYPE_TOKEN
 _PROSE_CUT = re.compile(r"(\s--.*$)|(\s+(?:where|which|because|since|here|that is|i\.e\.)\b.*$)|(\.\s+[A-Z].*$)|(\.\s*$)",
                         re.I)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")

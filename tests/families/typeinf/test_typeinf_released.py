@@ -212,3 +212,26 @@ def test_a_dependency_signature_for_a_parameter_fixes_its_type() -> None:
     assert fam.check(inst, reply)[1].correct, reply
     assert fam.baseline_response(inst.model_copy(update={"dependencies": inst.dependencies[:1]}), 1.0) \
         == "fail :: a -> Maybe b"  # without it the parameter is free
+
+
+def test_an_imported_task_with_deep_nesting_is_refused_not_parsed() -> None:
+    """Issue 19 item 10 for the other side of a verdict: a ground truth or a `type` dependency nesting
+    5,000 parentheses (tree-sitter: seconds, quadratic) is refused by one scan; the verdict says so."""
+    from core.families.typeinf.hsparse import MAX_NESTING, HsParseError, parse_code, parse_type
+
+    fam, inst = _not_instance()
+    deep = "(" * 5_000 + "Bool" + ")" * 5_000
+    hostile = inst.model_copy(update={"ground_truth": {"signature": f"not :: {deep} -> Bool"},
+                                      "dependencies": [f"type Deep = {deep}"]})
+    _, verdict = fam.check(hostile, "not :: Bool -> Bool")
+    assert verdict.status == "unknown" and "does not parse" in verdict.explanation
+    for parse in (parse_type, parse_code):
+        try:
+            parse(f"x = {deep}" if parse is parse_code else deep)
+        except HsParseError as exc:
+            assert "tokens" in str(exc) if parse is parse_type else f"more than {MAX_NESTING} deep" in str(exc)
+        else:
+            raise AssertionError("parsed")
+    long_truth = inst.model_copy(update={"ground_truth": {"signature": "not :: " + " -> ".join(["Bool"] * 400)}})
+    _, verdict = fam.check(long_truth, "not :: Bool -> Bool")
+    assert verdict.status == "unknown" and "tokens" in verdict.explanation
