@@ -137,8 +137,10 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
     released = _judge(instance, as_released)
     if not released.correct and not answer.ok:
         released = lenient  # neither reading finds a type: the lenient one says more about why
-    elif not released.correct and released.details.get("category") in ("SyntaxError", "ResponseError"):
-        # the lenient reading found a type, so the released one choked on what the reply says beyond it
+    elif not released.correct and (lenient.correct or released.details.get("category") in ("SyntaxError",
+                                                                                          "ResponseError")):
+        # the lenient reading found a type (the right one, or the released reading is no type at all): what
+        # the released one got wrong is what the reply says beyond the signature
         released = released.model_copy(update={
             "status": "wrong", "details": {**released.details, "category": "InstructionFollowing"},
             "explanation": f"InstructionFollowing: as released, TF-Bench's post-processing keeps "

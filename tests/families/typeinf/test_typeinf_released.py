@@ -110,6 +110,8 @@ def test_two_judgements_released_and_lenient() -> None:
         (not_, "Bool -> Bool", True, True, None),
         (not_, "<think>not :: Int -> Int, or maybe not.</think>\nnot :: Bool -> Bool", True, True, None),
         (not_, "not :: Int -> Bool", False, False, "TypeMismatch"),
+        # as released, the prose before an unhooked type runs into it ("The type isBool -> Bool")
+        (not_, "The type is\n```haskell\nBool -> Bool\n```", False, True, "InstructionFollowing"),
     ]
     for inst, reply, correct, lenient, category in cases:
         _, verdict = fam.check(inst, reply)
