@@ -54,7 +54,16 @@ def oracle_response(instance: TypeinfInstance) -> str:
     sig = instance.truth_signature()
     if sig is None:
         return baseline_response(instance)
-    from core.families.typeinf.verify import truth_parts
+    from core.families.typeinf.hsparse import HsParseError, parse_type
+    from core.families.typeinf.verify import _bare_constraint, truth_parts
 
     parts = truth_parts(instance)
-    return f"{binder(parts[0])} :: {parts[1]}" if parts else sig
+    if parts is None:
+        return sig
+    type_text = parts[1]
+    if _bare_constraint(type_text):  # a released `C => t`: answer it as Haskell, `C a => t`
+        try:
+            type_text = show_scheme(parse_type(type_text).scheme)
+        except HsParseError:
+            pass
+    return f"{binder(parts[0])} :: {type_text}"

@@ -30,6 +30,7 @@ from core.families.typeinf.types import (
     list_of,
     tuple_con,
     tuple_of,
+    tvars,
 )
 
 Node = Any  # tree_sitter.Node (imported lazily)
@@ -162,16 +163,19 @@ def convert_type(node: Node) -> Type:
     raise HsParseError(f"unsupported type syntax ({t}): {_text(node)[:40]!r}")
 
 
-def convert_preds(node: Node) -> list[Pred]:
+def convert_preds(node: Node, bare: bool = False) -> list[Pred]:
+    """A context's constraints. With `bare`, a class name alone (`Integral => a -> Integer`, as several
+    released TF-Bench dependencies and pure signatures are written) is kept with no argument, for the
+    caller to apply to the type's variable."""
     t = node.type
     if t == "tuple":
         out: list[Pred] = []
         for c in _named(node):
-            out.extend(convert_preds(c))
+            out.extend(convert_preds(c, bare))
         return out
     if t == "parens":
         inner = _named(node)
-        return convert_preds(inner[0]) if inner else []
+        return convert_preds(inner[0], bare) if inner else []
     if t == "unit":
         return []
     head = convert_type(node)
@@ -179,6 +183,8 @@ def convert_preds(node: Node) -> list[Pred]:
     while isinstance(head, TAp):
         args.append(head.arg)
         head = head.fun
+    if isinstance(head, TCon) and not args and bare:
+        return [Pred(head.name, ())]
     if not isinstance(head, TCon) or not args:
         raise HsParseError(f"a constraint looks like 'Class type': {_text(node)!r}")
     return [Pred(head.name, tuple(reversed(args)))]
@@ -209,11 +215,20 @@ def _peel(node: Node) -> tuple[list[str], list[Pred], Type]:
             names.extend(_forall_names(node))
             node = node.child_by_field_name("type")
         else:
-            ctx.extend(convert_preds(node.child_by_field_name("context")))
+            ctx.extend(convert_preds(node.child_by_field_name("context"), bare=True))
             node = node.child_by_field_name("type")
         if node is None:
             raise HsParseError("a quantifier or context without a type after it")
-    return names, ctx, convert_type(node)
+    body = convert_type(node)
+    if any(not p.args for p in ctx):
+        # `C => t`: the class applies to t's variable (the released files' slip for `C a => t`); with no
+        # variable or several it is not a type we can read
+        variables = tvars(body)
+        if len(variables) != 1:
+            raise HsParseError("a constraint without a type variable ('C =>') on a type with "
+                               f"{len(variables)} variables")
+        ctx = [p if p.args else Pred(p.cls, (TVar(variables[0]),)) for p in ctx]
+    return names, ctx, body
 
 
 class ParsedType:

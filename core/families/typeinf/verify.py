@@ -6,6 +6,7 @@ definitions; these rules implement the same definitions): see `classify`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
@@ -137,8 +138,9 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
     released = _judge(instance, as_released)
     if not released.correct and not answer.ok:
         released = lenient  # neither reading finds a type: the lenient one says more about why
-    elif not released.correct and (lenient.correct or released.details.get("category") in ("SyntaxError",
-                                                                                          "ResponseError")):
+    elif not released.correct and (lenient.correct or (
+            released.details.get("category") in ("SyntaxError", "ResponseError")
+            and lenient.status != "extraction_error" and lenient.details.get("category") != "SyntaxError")):
         # the lenient reading found a type (the right one, or the released reading is no type at all): what
         # the released one got wrong is what the reply says beyond the signature
         released = released.model_copy(update={
@@ -153,6 +155,15 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
         explanation += f" (lenient extraction: {'correct' if lenient.correct else lenient.explanation})"
     return released.model_copy(update={"details": details, "explanation": explanation,
                                        "correct": released.correct, "score": 1.0 if released.correct else 0.0})
+
+
+def _bare_constraint(text: str) -> bool:
+    """Whether a type's context has a class name alone (`T1 => a -> a`, `(Eq a, Show) => ...`)."""
+    if "=>" not in text:
+        return False
+    head = text.rsplit("=>", 1)[0]
+    return any(re.fullmatch(r"\s*[A-Z][\w']*\s*", piece) for piece in re.split(r"[(),]|=>", head)
+               if piece.strip())
 
 
 def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
@@ -188,6 +199,10 @@ def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
                        explanation=f"the ground truth does not parse: {exc}",
                        diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False)])
     try:
+        if _bare_constraint(got_text):
+            # ground truths and dependencies written `C => t` are read as `C a => t` (released slips);
+            # an answer is held to Haskell, as GHC holds it in the paper's proof
+            raise HsParseError("a constraint without its type variable ('C =>') is not Haskell")
         given = parse_type(got_text).scheme
     except HsParseError as exc:
         return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig,

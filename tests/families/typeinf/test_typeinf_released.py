@@ -237,3 +237,20 @@ def test_an_imported_task_with_deep_nesting_is_refused_not_parsed() -> None:
     long_truth = inst.model_copy(update={"ground_truth": {"signature": "not :: " + " -> ".join(["Bool"] * 400)}})
     _, verdict = fam.check(long_truth, "not :: Bool -> Bool")
     assert verdict.status == "unknown" and "tokens" in verdict.explanation
+
+
+def test_released_bare_class_constraints_are_read_in_truths_and_dependencies() -> None:
+    """Released task_19.pure.md writes `f1 :: T1 => a -> a -> a` and its dependency `f3 :: T1 => ...`:
+    the truth did not parse and the baseline said "variable 'f3' is not in scope". Truths and
+    dependencies read `C => t` as `C a => t`; an answer written so is still a SyntaxError (GHC's)."""
+    fam = get_family("typeinf")
+    instances = fam.import_files(FIXTURES / "tfbench_released_pure")
+    assert {i.variant for i in instances} == {"pure"} and len(instances) == 2
+    for inst in instances:
+        assert fam.check(inst, fam.oracle_response(inst))[1].correct, inst.id
+        reply = fam.baseline_response(inst, 1.0)
+        assert fam.check(inst, reply)[1].correct, (inst.id, reply)
+    quot = next(i for i in instances if i.meta["task_id"].endswith("--quot"))
+    _, verdict = fam.check(quot, "f1 :: T1 => a -> a -> a")
+    assert not verdict.correct and verdict.details["category"] == "SyntaxError"
+    assert fam.check(quot, "f1 :: T1 x => x -> x -> x")[1].correct
