@@ -230,6 +230,19 @@ instance Monoid ()
 instance Monoid b => Monoid (a -> b)
 instance Semigroup a => Monoid (Maybe a)
 instance (Monoid a, Monoid b) => Monoid (a, b)
+-- Data.Monoid's wrappers (the released TF-Bench tasks declare the newtypes themselves)
+instance Num a => Semigroup (Sum a)
+instance Num a => Monoid (Sum a)
+instance Num a => Semigroup (Product a)
+instance Num a => Monoid (Product a)
+instance Semigroup Any
+instance Monoid Any
+instance Semigroup All
+instance Monoid All
+instance Semigroup a => Semigroup (Dual a)
+instance Monoid a => Monoid (Dual a)
+instance Semigroup (Endo a)
+instance Monoid (Endo a)
 instance Functor []
 instance Functor Maybe
 instance Functor (Either a)

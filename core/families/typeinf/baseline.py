@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from core.families.typeinf.check import is_instance
 from core.families.typeinf.corpus import binder
-from core.families.typeinf.env import task_env
+from core.families.typeinf.env import Env, task_env
 from core.families.typeinf.infer import infer_code, rename_scheme
 from core.families.typeinf.model import TypeinfInstance
-from core.families.typeinf.types import show_scheme
+from core.families.typeinf.types import Scheme, show_scheme
 
 BASELINE_STEPS = 200_000  # unification + node visits; the corpus needs at most a few thousand
 
@@ -25,12 +26,44 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
                         pure=renamed_types(instance))
     if result.scheme is None:
         return f"-- the baseline could not type the code: {result.error.message if result.error else 'unknown'}"
+    scheme = class_method_type(instance.name, result.scheme, env) or result.scheme
     style = "numbers" if instance.variant == "pure" else "letters"
-    return f"{binder(instance.name)} :: {show_scheme(rename_scheme(result.scheme, style))}"
+    return f"{binder(instance.name)} :: {show_scheme(rename_scheme(scheme, style))}"
+
+
+def class_method_type(name: str, inferred: Scheme, env: Env) -> Scheme | None:
+    """A class method's type is its class's declaration (TF-Bench's truth for `succ` is Enum's
+    `Enum a => a -> a`): when the code alone types more generally than the declaration (`succ =
+    toEnum . (+ one) . fromEnum` gives `(Enum a, Enum b) => a -> b`), or as generally but with fewer
+classes (released `sum` lacks its class's Foldable), the declaration is the answer. The
+    class comes from the task's dependencies, else the Prelude's. A type the declaration does not
+    instantiate (a method defined at an instance, `properFraction` on Ratio) is left as inferred."""
+    if not any(name in info.methods for info in env.classes.values()):
+        return None
+    declared = env.values.get(name)
+    if declared is None:
+        return None
+    body = env.expand(declared.body)
+    if is_instance(inferred.body, body) and (not is_instance(body, inferred.body)
+                                             or {p.cls for p in inferred.context} < {p.cls for p in declared.context}):
+        return Scheme(declared.context, body)
+    return None
 
 
 def oracle_response(instance: TypeinfInstance) -> str:
     sig = instance.truth_signature()
     if sig is None:
         return baseline_response(instance)
-    return sig
+    from core.families.typeinf.hsparse import HsParseError, parse_type
+    from core.families.typeinf.verify import _bare_constraint, truth_parts
+
+    parts = truth_parts(instance)
+    if parts is None:
+        return sig
+    type_text = parts[1]
+    if _bare_constraint(type_text):  # a released `C => t`: answer it as Haskell, `C a => t`
+        try:
+            type_text = show_scheme(parse_type(type_text).scheme)
+        except HsParseError:
+            pass
+    return f"{binder(parts[0])} :: {type_text}"

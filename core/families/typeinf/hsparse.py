@@ -30,6 +30,7 @@ from core.families.typeinf.types import (
     list_of,
     tuple_con,
     tuple_of,
+    tvars,
 )
 
 Node = Any  # tree_sitter.Node (imported lazily)
@@ -48,7 +49,35 @@ def _parser() -> Any:
     return Parser(Language(tree_sitter_haskell.language()))
 
 
+# tree-sitter's time grows with the square of bracket nesting (2,000 levels: 2.4 s): text nesting deeper
+# than this is refused before it is parsed. Real code and types nest under 10 levels.
+MAX_NESTING = 256
+# A type with more tokens is refused (answers, ground truths, dependency signatures): the checker recurses
+# along a type's arrow spine, and the longest real signature has under 60 tokens.
+MAX_TYPE_TOKENS = 300
+_TYPE_TOKEN = re.compile(r"[\w']+|->|=>|::|\S")
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()\[\]{}]')
+
+
+def nesting_depth(text: str, stop: int = MAX_NESTING) -> int:
+    """The deepest bracket nesting in `text` (string literals skipped), up to `stop` + 1. Linear."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(text):
+        ch = m.group()
+        if ch in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop:
+                    break
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def parse_tree(text: str) -> Node:
+    if nesting_depth(text) > MAX_NESTING:
+        raise HsParseError(f"the text nests brackets more than {MAX_NESTING} deep")
     return _parser().parse(text.encode("utf-8")).root_node
 
 
@@ -134,16 +163,19 @@ def convert_type(node: Node) -> Type:
     raise HsParseError(f"unsupported type syntax ({t}): {_text(node)[:40]!r}")
 
 
-def convert_preds(node: Node) -> list[Pred]:
+def convert_preds(node: Node, bare: bool = False) -> list[Pred]:
+    """A context's constraints. With `bare`, a class name alone (`Integral => a -> Integer`, as several
+    released TF-Bench dependencies and pure signatures are written) is kept with no argument, for the
+    caller to apply to the type's variable."""
     t = node.type
     if t == "tuple":
         out: list[Pred] = []
         for c in _named(node):
-            out.extend(convert_preds(c))
+            out.extend(convert_preds(c, bare))
         return out
     if t == "parens":
         inner = _named(node)
-        return convert_preds(inner[0]) if inner else []
+        return convert_preds(inner[0], bare) if inner else []
     if t == "unit":
         return []
     head = convert_type(node)
@@ -151,6 +183,8 @@ def convert_preds(node: Node) -> list[Pred]:
     while isinstance(head, TAp):
         args.append(head.arg)
         head = head.fun
+    if isinstance(head, TCon) and not args and bare:
+        return [Pred(head.name, ())]
     if not isinstance(head, TCon) or not args:
         raise HsParseError(f"a constraint looks like 'Class type': {_text(node)!r}")
     return [Pred(head.name, tuple(reversed(args)))]
@@ -181,11 +215,20 @@ def _peel(node: Node) -> tuple[list[str], list[Pred], Type]:
             names.extend(_forall_names(node))
             node = node.child_by_field_name("type")
         else:
-            ctx.extend(convert_preds(node.child_by_field_name("context")))
+            ctx.extend(convert_preds(node.child_by_field_name("context"), bare=True))
             node = node.child_by_field_name("type")
         if node is None:
             raise HsParseError("a quantifier or context without a type after it")
-    return names, ctx, convert_type(node)
+    body = convert_type(node)
+    if any(not p.args for p in ctx):
+        # `C => t`: the class applies to t's variable (the released files' slip for `C a => t`); with no
+        # variable or several it is not a type we can read
+        variables = tvars(body)
+        if len(variables) != 1:
+            raise HsParseError("a constraint without a type variable ('C =>') on a type with "
+                               f"{len(variables)} variables")
+        ctx = [p if p.args else Pred(p.cls, (TVar(variables[0]),)) for p in ctx]
+    return names, ctx, body
 
 
 class ParsedType:
@@ -213,6 +256,9 @@ def parse_type(text: str) -> ParsedType:
 def _parse_type_cached(text: str) -> ParsedType:
     if not text.strip():
         raise HsParseError("empty type")
+    for count, _ in enumerate(_TYPE_TOKEN.finditer(text), 1):
+        if count > MAX_TYPE_TOKENS:
+            raise HsParseError(f"the type has more than {MAX_TYPE_TOKENS} tokens")
     if "\n" in text.strip():
         text = " ".join(text.split())
     src = f"x__ :: {text}"
@@ -706,7 +752,9 @@ class _Converter:
         if t == "unit":
             return S.PCon("()", [], sp)
         if t == "prefix_id":
-            return S.PCon(_op_name(node), [], sp)
+            op = _op_name(node)
+            # `(.*.)` binds a variable operator; only `:`-operators are constructors
+            return S.PCon(op, [], sp) if op.startswith(":") else S.PVar(op, sp)
         if t == "apply":
             args: list[S.Pat] = []
             cur = node

@@ -57,19 +57,39 @@ def _variant(instance: Instance) -> str:
     return str(getattr(instance, "variant", None) or "base")
 
 
-def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
-    n = len(rows)
-    correct = sum(v.correct for _, v in rows)
-    lo, hi = wilson(correct, n)
-    out: dict[str, Any] = {"acc": correct / n if n else None, "acc_lo": lo, "acc_hi": hi}
-    base = [v.correct for i, v in rows if _variant(i) == "base"]
-    pure = [v.correct for i, v in rows if _variant(i) == "pure"]
-    for key, xs in (("acc_base", base), ("acc_pure", pure)):
-        k_lo, k_hi = wilson(sum(xs), len(xs))
+def _lenient(verdict: Verdict) -> bool:
+    """The lenient judgement (verdicts stored before there were two judgements have only one)."""
+    return bool(verdict.details.get("correct_lenient", verdict.correct))
+
+
+def _split(rows: Sequence[tuple[Instance, Verdict]], judge: Callable[[Verdict], bool]) -> tuple[list[bool], list[bool]]:
+    base = [judge(v) for i, v in rows if _variant(i) == "base"]
+    pure = [judge(v) for i, v in rows if _variant(i) == "pure"]
+    return base, pure
+
+
+def _rates(out: dict[str, Any], suffix: str, base: list[bool], pure: list[bool]) -> None:
+    for key, xs in ((f"acc{suffix}", base), (f"acc_pure{suffix}", pure)):
         out[key] = _acc(xs) if xs else None
-        out[key + "_lo"], out[key + "_hi"] = k_lo, k_hi
-    out["rs"] = _rs(base, pure) if base and pure else None
-    out["rs_lo"], out["rs_hi"] = bootstrap([base, pure], _rs) if base and pure else (None, None)
+        out[key + "_lo"], out[key + "_hi"] = wilson(sum(xs), len(xs))
+    out[f"rs{suffix}"] = _rs(base, pure) if base and pure else None
+    out[f"rs{suffix}_lo"], out[f"rs{suffix}_hi"] = bootstrap([base, pure], _rs) if base and pure else (None, None)
+
+
+def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
+    """Acc on the base rows and Acc_pure on the pure rows, never pooled (a run over one variant has the
+    other None); RS = Acc_pure / Acc when both are there. `acc`, `acc_pure`, `rs` are the paper's
+    judgement (TF-Bench's released post-processing); the `_lenient` ones read replies leniently."""
+    base, pure = _split(rows, lambda v: v.correct)
+    base_l, pure_l = _split(rows, _lenient)
+    out: dict[str, Any] = {"acc": _acc(base) if base else None, "acc_pure": _acc(pure) if pure else None,
+                           "rs": _rs(base, pure) if base and pure else None,
+                           "acc_lenient": _acc(base_l) if base_l else None}
+    _rates(out, "", base, pure)
+    _rates(out, "_lenient", base_l, pure_l)
+    out["n_base"], out["n_pure"] = len(base), len(pure)
+    if not (base and pure):
+        out["rs_missing"] = f"RS needs base and pure rows (here {len(base)} base, {len(pure)} pure)"
     categories = Counter(str(v.details.get("category")) for _, v in rows if not v.correct and v.details.get("category"))
     out["extraction_failures"] = sum(v.status == "extraction_error" for _, v in rows)
     for cat, count in sorted(categories.items()):
@@ -78,26 +98,33 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
 
 
 def compare_metrics(pairs: list[tuple[dict[str, Any], list[tuple[Instance, Verdict]]]]) -> dict[str, Any]:
-    """Across runs: Acc / Acc_pure / RS per solver (rows of both variants pooled over a solver's runs),
-    and with exactly two solvers RE = ΔAcc_pure / ΔAcc (second minus first, §4.5), each with intervals."""
+    """Across runs: per solver, Acc on its base rows and Acc_pure on its pure rows (from all its runs:
+    e.g. one run on the base snapshot, one on the pure) and RS = Acc_pure / Acc when it has both; with
+    exactly two solvers, each with both variants, RE = ΔAcc_pure / ΔAcc of the second (in the order the
+    runs are given: the TTC model) over the first (§4.5), each with intervals, and `re_solvers` naming
+    them. When RS or RE cannot be computed, `rs_missing` / `re_missing` say why."""
     by_solver: dict[str, dict[str, list[bool]]] = {}
     order: list[str] = []
     for run, rows in pairs:
         solver = str(run.get("solver") or run.get("id"))
         if solver not in by_solver:
-            by_solver[solver] = {"base": [], "pure": []}
+            by_solver[solver] = {"base": [], "pure": [], "base_lenient": [], "pure_lenient": []}
             order.append(solver)
         for inst, verdict in rows:
             by_solver[solver][_variant(inst)].append(verdict.correct)
+            by_solver[solver][_variant(inst) + "_lenient"].append(_lenient(verdict))
     per: dict[str, Any] = {}
     for solver in order:
         base, pure = by_solver[solver]["base"], by_solver[solver]["pure"]
         entry: dict[str, Any] = {"n_base": len(base), "n_pure": len(pure)}
-        for key, xs in (("acc", base), ("acc_pure", pure)):
+        for key, xs in (("acc", base), ("acc_pure", pure), ("acc_lenient", by_solver[solver]["base_lenient"]),
+                        ("acc_pure_lenient", by_solver[solver]["pure_lenient"])):
             entry[key] = _acc(xs) if xs else None
             entry[key + "_lo"], entry[key + "_hi"] = wilson(sum(xs), len(xs))
         entry["rs"] = _rs(base, pure) if base and pure else None
         entry["rs_lo"], entry["rs_hi"] = bootstrap([base, pure], _rs) if base and pure else (None, None)
+        if not (base and pure):
+            entry["rs_missing"] = f"RS needs base and pure rows (here {len(base)} base, {len(pure)} pure)"
         per[solver] = entry
     out: dict[str, Any] = {"per_solver": per}
     if len(order) == 2:
@@ -111,4 +138,10 @@ def compare_metrics(pairs: list[tuple[dict[str, Any], list[tuple[Instance, Verdi
             out["re"] = re(*groups)
             out["re_lo"], out["re_hi"] = bootstrap(groups, re)
             out["re_between"] = f"{order[1]} over {order[0]}"
+            out["re_solvers"] = {"m": order[0], "m_ttc": order[1]}
+        else:
+            out["re_missing"] = "RE needs base and pure rows for both solvers"
+    else:
+        out["re_missing"] = (f"RE compares exactly two solvers (here {len(order)}: {', '.join(order)}), "
+                             "each with runs on base and pure")
     return out

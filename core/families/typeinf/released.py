@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserError
+from core.families.typeinf.corpus import binder
 from core.families.typeinf.hsparse import split_signature
 from core.families.typeinf.model import TypeinfInstance
 from core.folders import read_file, read_folder
@@ -23,25 +24,14 @@ _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)\n?```", re.S)
 
 def parse_markdown(text: str, source: str = "") -> dict[str, Any]:
     sections: dict[str, list[str]] = {}
-    deps: list[str] = []
     current: str | None = None
-    sub: list[str] | None = None
     for line in text.splitlines():
         if line.startswith("# "):
             current = line[2:].strip().lower()
             sections[current] = []
-            sub = None
-        elif line.startswith("## ") and current == "dependencies":
-            sub = []
-            deps.append("")  # filled below
-            sections.setdefault("__deps__", [])
-            sections["__deps__"].append("\0")
         elif current is not None:
-            if current == "dependencies" and sub is not None:
-                deps[-1] += line + "\n"
-            else:
-                sections[current].append(line)
-    fields = {k: "\n".join(v).strip() for k, v in sections.items() if not k.startswith("__")}
+            sections[current].append(line)
+    fields = {k: "\n".join(v).strip() for k, v in sections.items()}
     missing = [k for k in ("task_id", "signature", "code") if not fields.get(k)]
     if missing:
         raise UserError(f"a TF-Bench task file lacks section(s) {', '.join('# ' + m for m in missing)}", file=source)
@@ -50,10 +40,21 @@ def parse_markdown(text: str, source: str = "") -> dict[str, Any]:
         "poly_type": fields.get("poly_type", ""),
         "signature": _unfence(fields["signature"]),
         "code": _unfence(fields["code"]),
-        "dependencies": [_unfence(d) for d in deps if _unfence(d)],
+        "dependencies": _dependencies(fields.get("dependencies", "")),
         "extra": {k: v for k, v in fields.items() if k not in ("task_id", "poly_type", "signature", "code",
                                                                "dependencies")},
     }
+
+
+def _dependencies(text: str) -> list[str]:
+    """Every fenced block of the section is one dependency: the released files number them `## i`, but
+    some have a bare `##` (task_42-2) or skip numbers (task_110); unfenced text falls back to the
+    `##` headers."""
+    blocks = [m.group(1).strip("\n").rstrip() for m in _FENCE.finditer(text)]
+    if blocks:
+        return [b for b in blocks if b.strip()]
+    parts = re.split(r"^##(?: .*)?$", text, flags=re.M)
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _unfence(text: str) -> str:
@@ -73,7 +74,7 @@ def to_instance(record: dict[str, Any], variant: str, source: str = "") -> Typei
     try:
         return TypeinfInstance(id=f"tfbench-{variant}-{record.get('task_id')}", code=str(record["code"]),
                                dependencies=[str(d) for d in record.get("dependencies") or []], name=name,
-                               variant=variant, ground_truth={"signature": f"{name} :: {type_text.strip()}"},
+                               variant=variant, ground_truth={"signature": f"{binder(name)} :: {type_text.strip()}"},
                                meta=meta)
     except (KeyError, ValueError) as exc:
         raise UserError(f"task {record.get('task_id')!r}: {exc}", file=source) from None

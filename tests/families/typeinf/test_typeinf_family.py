@@ -134,9 +134,10 @@ def test_extraction_variants() -> None:
         "break :: (x -> Bool) -> [x] -> ([x], [x]) -- splits at the first match",
         "span :: (a -> Bool) -> [a] -> ([a], [a])\nbreak :: (b -> Bool) -> [b] -> ([b], [b])",
     ]
-    for text in ok:
+    for text in ok:  # the lenient judgement; the released one wants the type alone (test_typeinf_released)
         answer, verdict = f.check(inst, text)
-        assert verdict.correct, (text, answer, verdict.explanation)
+        assert verdict.details["correct_lenient"], (text, answer, verdict.explanation)
+    assert [f.check(inst, text)[1].correct for text in ok] == [True, True, False, True, True, False]
     words = next(i for i in f.generate(f.resolve_params("tfbench-base"), 0, 250) if i.name == "words")
     assert f.check(words, "words :: [Char] -> [[Char]]")[1].correct
     assert f.check(words, "words :: String -> [String]")[1].correct
@@ -213,8 +214,8 @@ def _rows(variant: str, right: int, n: int) -> list[tuple[Instance, Verdict]]:
 def test_metrics_acc_rs_re_with_intervals() -> None:
     rows = _rows("base", 80, 100) + _rows("pure", 40, 100)
     m = summarize(rows)
-    assert m["acc_base"] == 0.8 and m["acc_pure"] == 0.4 and m["rs"] == pytest.approx(0.5)
-    assert m["acc_base_lo"] < 0.8 < m["acc_base_hi"] and m["rs_lo"] < 0.5 < m["rs_hi"]
+    assert m["acc"] == 0.8 and m["acc_pure"] == 0.4 and m["rs"] == pytest.approx(0.5)  # never pooled
+    assert m["acc_lo"] < 0.8 < m["acc_hi"] and m["rs_lo"] < 0.5 < m["rs_hi"]
     assert m["errors_ArityMismatch"] == 80
     pairs = [({"id": "r1", "solver": "m"}, _rows("base", 80, 100)), ({"id": "r2", "solver": "m"}, _rows("pure", 40, 100)),
              ({"id": "r3", "solver": "m-ttc"}, _rows("base", 90, 100)), ({"id": "r4", "solver": "m-ttc"}, _rows("pure", 60, 100))]
@@ -247,6 +248,6 @@ def test_cli_verify_prints_the_papers_metrics(tmp_path: Path, log_db: Path) -> N
     assert res.exit_code == 0, res.output
     report = json.loads(res.output[res.output.index("{"):])
     overall = report["overall"]
-    for key in ("acc", "acc_lo", "acc_hi", "acc_base", "acc_pure", "rs", "rs_lo", "rs_hi"):
+    for key in ("acc", "acc_lo", "acc_hi", "acc_pure", "rs", "rs_lo", "rs_hi", "acc_lenient", "acc_pure_lenient"):
         assert key in overall
     assert set(report["by"]["poly_type"]) <= {"monomorphic", "parametric", "ad-hoc"}
