@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.errors import EnvironmentFault
 from core.family import Family
 from core.instance import Instance
 
@@ -38,6 +39,8 @@ def check_ground_truth(family: Family, items: Sequence[tuple[str, Instance]]) ->
             no_reference += 1
     try:
         results = family.check_many([(inst, response) for _, inst, response in pending])
+    except EnvironmentFault:
+        raise  # a tool that cannot run says nothing about the references: the import stops, saying why
     except Exception:  # noqa: BLE001 - a batch that fails is checked one by one, to name the culprit
         results = [_check_one(family, inst, response) for _, inst, response in pending]
     bad: list[Unverified] = []
@@ -55,5 +58,7 @@ def check_ground_truth(family: Family, items: Sequence[tuple[str, Instance]]) ->
 def _check_one(family: Family, inst: Instance, response: str) -> tuple[object, object]:
     try:
         return family.check(inst, response)
+    except EnvironmentFault:
+        raise
     except Exception:  # noqa: BLE001
         return None, None

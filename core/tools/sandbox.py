@@ -81,9 +81,8 @@ def problem(program: bool = True) -> str:
     argv = [*_prefix(bwrap, ["/tmp"], "/", program), "true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=20, errors="replace")
-        reason = "" if done.returncode == 0 else \
-            f"bubblewrap cannot run here ({(done.stderr.strip().splitlines() or ['exit status %d' % done.returncode])[-1]}; " \
-            "are user namespaces disabled?)"
+        said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1].rstrip(".")
+        reason = "" if done.returncode == 0 else f"bubblewrap cannot run here ({said}; are user namespaces disabled?)"
     except (OSError, subprocess.TimeoutExpired) as exc:
         reason = f"bubblewrap cannot run here ({exc})"
     with _LOCK:
