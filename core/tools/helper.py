@@ -71,10 +71,10 @@ class Helper:
         cwd = self.workdir or self._tmp / "work"
         writable = [self._tmp, *([self.workdir] if self.workdir is not None else [])]
         self._lines = queue.Queue()
+        full = command(self.argv, writable, cwd, self.confine, level, self.memory_mb, None)
         self._proc = subprocess.Popen(
-            command(self.argv, writable, cwd, self.confine, level, self.memory_mb, None), cwd=cwd,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp")},
+            full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True, env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp"), **full.env},
         )
         self.starts += 1
         proc = self._proc

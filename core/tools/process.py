@@ -79,14 +79,14 @@ def limited(argv: Sequence[str], memory_mb: int | None, cpu_s: int | None, *, pr
     return [shell, "-c", "; ".join(limits) + '; exec "$@"', "sembench-tool", *argv]
 
 
-def command(argv: Sequence[str], writable: Sequence[Path], cwd: Path, confine: sandbox.Confine | None, level: sandbox.Confine | None,
-            memory_mb: int | None, cpu_s: int | None) -> list[str]:
+def command(argv: Sequence[str], writable: Sequence[Path], cwd: Path, confine: sandbox.Confine | None,
+            level: sandbox.Confine | None, memory_mb: int | None, cpu_s: int | None) -> sandbox.Wrapped:
     """The full command line: limits, then the sandbox (or, unconfined, death with the parent)."""
     program = confine == "program"
     inner = limited(argv, memory_mb, cpu_s, processes=sandbox.PROCESSES if program else None,
                     file_mb=sandbox.FILE_MB if program else None, merge_stderr=program)
     if level is None:
-        return [*sandbox.pdeathsig_prefix(), *inner]
+        return sandbox.Wrapped([*sandbox.pdeathsig_prefix(), *inner])
     return sandbox.wrap(inner, writable, cwd, level)
 
 
@@ -96,10 +96,11 @@ def temp_root() -> Path:
     return Path(os.environ.get("TMPDIR") or tempfile.gettempdir())
 
 
-def private_directory(prefix: str = "sembench-tool-") -> Path:
+def private_directory(prefix: str = "sembench-tool-", program: bool = False) -> Path:
     """A fresh directory named after this process (`<prefix><pid>-...`), holding `work/` (the tool's
-    files and working directory) and `tmp/` (its TMPDIR)."""
-    root = temp_root()
+    files and working directory) and `tmp/` (its TMPDIR). A confined program's may go elsewhere
+    (sandbox.program_root)."""
+    root = sandbox.program_root(temp_root()) if program else temp_root()
     sweep_stale(root)
     try:
         directory = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
@@ -185,7 +186,7 @@ def execute(
     """Run argv in a private directory holding `files` (relative names); see the module docstring.
     `confine` is the tool's declared confinement (core.tools.sandbox.mode decides how it runs here)."""
     level = sandbox.mode(confine)  # refuses an unconfinable program before anything is written
-    private = private_directory()
+    private = private_directory(program=level == "program")
     directory = private / "work" if workdir is None else Path(workdir)
     try:
         try:
@@ -206,9 +207,9 @@ def execute(
                        memory_mb, cpu_s)
         try:
             proc = subprocess.Popen(
-                full, cwd=directory, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                full.argv, cwd=directory, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                env={**os.environ, **(env or {}), "TMPDIR": str(private / "tmp")},
+                env={**os.environ, **(env or {}), "TMPDIR": str(private / "tmp"), **full.env},
             )
         except OSError as exc:
             raise EnvironmentFault(f"cannot start {argv[0]}: {exc.strerror or exc}") from None

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -30,6 +31,7 @@ ENV_UNSANDBOXED = "SEMBENCH_UNSANDBOXED"
 NOBODY = 65534
 PROCESSES = 64  # per sandbox (a user namespace of its own counts its processes apart)
 FILE_MB = 64  # largest file a confined program may write
+INSIDE = "/tmp/sembench-"  # where a program sees its writable directories (inside its private /tmp)
 _PROBES: dict[tuple[str, bool], str] = {}
 _LOCK = threading.Lock()
 
@@ -56,16 +58,15 @@ def as_nobody() -> bool:
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def _flags(writable: Sequence[str], cwd: str) -> list[str]:
+def _flags(binds: Sequence[str], cwd: str) -> list[str]:
     # later mounts go over earlier ones: the private directories are bound after /tmp becomes a tmpfs
-    binds = [arg for path in writable for arg in ("--bind", path, path)]
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
             "--unshare-all", "--die-with-parent", "--new-session", "--chdir", cwd]
 
 
-def _prefix(bwrap: str, writable: Sequence[str], cwd: str, program: bool) -> list[str]:
+def _prefix(bwrap: str, binds: Sequence[str], cwd: str, program: bool) -> list[str]:
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if program and as_nobody() else []
-    return [*drop, bwrap, *_flags(writable, cwd), "--"]
+    return [*drop, bwrap, *_flags(binds, cwd), "--"]
 
 
 def problem(program: bool = True) -> str:
@@ -78,7 +79,7 @@ def problem(program: bool = True) -> str:
     with _LOCK:
         if key in _PROBES:
             return _PROBES[key]
-    argv = [*_prefix(bwrap, ["/tmp"], "/", program), "true"]
+    argv = [*_prefix(bwrap, ["--bind", "/tmp", f"{INSIDE}0"], "/", program), "true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=20, errors="replace")
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1].rstrip(".")
@@ -104,14 +105,46 @@ def mode(confine: Confine | None) -> Confine | None:
     return None
 
 
-def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confine) -> list[str]:
+@dataclass
+class Wrapped:
+    """A command line to start, and environment variables to set for it."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confine) -> Wrapped:
     """`inner` (already carrying its limits) run inside the sandbox in `cwd`; `writable` are the only
-    places it may write."""
+    places it may write. A tool sees them at their own paths; a program at /tmp/sembench-N (nothing
+    outside is named to it), with its private /tmp as TMPDIR."""
     bwrap = shutil.which("bwrap") or "bwrap"
-    if level == "program" and as_nobody():
+    if level == "tool":
+        binds = [arg for w in writable for arg in ("--bind", str(w), str(w))]
+        return Wrapped([*_prefix(bwrap, binds, str(cwd), False), *inner])
+    if as_nobody():
         for directory in writable:
             _give(directory)
-    return [*_prefix(bwrap, [str(w) for w in writable], str(cwd), level == "program"), *inner]
+    binds = [arg for i, w in enumerate(writable) for arg in ("--bind", str(w), f"{INSIDE}{i}")]
+    inside = str(cwd)
+    for i, w in enumerate(writable):
+        if cwd == w or cwd.is_relative_to(w):
+            inside = f"{INSIDE}{i}/{cwd.relative_to(w)}".rstrip("/.")
+            break
+    return Wrapped([*_prefix(bwrap, binds, inside, True), *inner], {"TMPDIR": "/tmp"})
+
+
+def program_root(root: Path) -> Path:
+    """Where a program's private directory goes: `root` (TMPDIR), unless the sandbox runs as `nobody`
+    and cannot reach it (a directory of root's own, mode 0700, on the way): then the system's /tmp."""
+    if not as_nobody():
+        return root
+    for directory in [root, *root.parents]:
+        try:
+            if not os.stat(directory).st_mode & 0o001:
+                return Path("/tmp")
+        except OSError:
+            return root
+    return root
 
 
 def _give(directory: Path) -> None:
