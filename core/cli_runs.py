@@ -421,8 +421,10 @@ def register(cli: click.Group) -> None:
         A run stops early (exit 2, resumable) when the endpoint fails most
         requests (90% of the last 20 attempts, at least 5, could not connect,
         timed out, were refused or got 429/5xx), or when its first 5 attempts
-        all fail the same way (e.g. HTTP 404 for a wrong model name); the
-        message gives the resume command.
+        all fail the same way (e.g. HTTP 404 for a wrong model name), or at
+        once when a tool cannot run (missing, a full or read-only TMPDIR,
+        killed by the OOM killer, no sandbox): an error of the environment,
+        never charged to the answers; the message gives the resume command.
         """
         _run_command(ctx, **kwargs)
 

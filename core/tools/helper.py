@@ -15,11 +15,14 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from core.tools import sandbox
 from core.tools.process import _remove_tree, command, kill_group, private_directory
+
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sembench-helper-spawner")
 
 
 class HelperError(RuntimeError):
@@ -33,8 +36,7 @@ class HelperTimeout(HelperError):
 class Helper:
     """One long-lived process. `argv` is started in `workdir` (a private temporary directory by default),
     in its own session; `ready` (optional) is a line the helper prints once it can take requests.
-    `confine` as for a Tool (core.tools.sandbox); a confined helper dies with sembench, as does an
-    unconfined one (PR_SET_PDEATHSIG)."""
+    `confine` as for a Tool (core.tools.sandbox); it dies with sembench (kill -9 included)."""
 
     def __init__(self, argv: Sequence[str], *, workdir: Path | None = None, memory_mb: int | None = None,
                  start_timeout_s: float = 60.0, ready: str | None = None,
@@ -72,10 +74,14 @@ class Helper:
         writable = [self._tmp, *([self.workdir] if self.workdir is not None else [])]
         self._lines = queue.Queue()
         full = command(self.argv, writable, cwd, self.confine, level, self.memory_mb, None)
-        self._proc = subprocess.Popen(
-            full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp"), **full.env},
-        )
+        # Started from a thread that lives as long as the process: PR_SET_PDEATHSIG (which bwrap's
+        # --die-with-parent uses too) fires when the *thread* that started a process ends, and a helper
+        # outlives the worker thread of its first request.
+        self._proc = _SPAWNER.submit(
+            subprocess.Popen, full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
+            env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp"), **full.env},
+        ).result()
         self.starts += 1
         proc = self._proc
         threading.Thread(target=self._pump, args=(proc, self._lines), daemon=True).start()

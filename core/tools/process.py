@@ -80,14 +80,15 @@ def limited(argv: Sequence[str], memory_mb: int | None, cpu_s: int | None, *, pr
 
 
 def command(argv: Sequence[str], writable: Sequence[Path], cwd: Path, confine: sandbox.Confine | None,
-            level: sandbox.Confine | None, memory_mb: int | None, cpu_s: int | None) -> sandbox.Wrapped:
+            level: sandbox.Confine | None, memory_mb: int | None, cpu_s: int | None,
+            die_with_parent: bool = True) -> sandbox.Wrapped:
     """The full command line: limits, then the sandbox (or, unconfined, death with the parent)."""
     program = confine == "program"
     inner = limited(argv, memory_mb, cpu_s, processes=sandbox.PROCESSES if program else None,
                     file_mb=sandbox.FILE_MB if program else None, merge_stderr=program)
     if level is None:
-        return sandbox.Wrapped([*sandbox.pdeathsig_prefix(), *inner])
-    return sandbox.wrap(inner, writable, cwd, level)
+        return sandbox.Wrapped([*(sandbox.pdeathsig_prefix() if die_with_parent else []), *inner])
+    return sandbox.wrap(inner, writable, cwd, level, die_with_parent)
 
 
 def temp_root() -> Path:

@@ -4,8 +4,8 @@ Two levels, chosen by the tool's declaration (`Tool.confine`):
 
 - "program": the tool runs a program built from an answer or an imported file (E-ACSL harnesses, test
   inputs, mutants, differential testing). Read-only root, the private directory the only writable place,
-  a private /tmp, fresh /dev and /proc, every namespace unshared (no network), killed with its parent,
-  a new session (no TIOCSTI into the terminal); as root, the sandbox runs as `nobody`, because the
+  a private /tmp, fresh /dev and /proc, every namespace unshared (no network), killed with its parent;
+  as root, the sandbox runs as `nobody`, because the
   kernel never applies a process limit (RLIMIT_NPROC) to root. Where bubblewrap cannot run, such a run
   is refused (EnvironmentFault, one line saying why) unless the user allowed unconfined runs
   (`--unsandboxed`, or SEMBENCH_UNSANDBOXED=1).
@@ -58,15 +58,17 @@ def as_nobody() -> bool:
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def _flags(binds: Sequence[str], cwd: str) -> list[str]:
-    # later mounts go over earlier ones: the private directories are bound after /tmp becomes a tmpfs
+def _flags(binds: Sequence[str], cwd: str, die_with_parent: bool = True) -> list[str]:
+    # later mounts go over earlier ones: the private directories are bound after /tmp becomes a tmpfs.
+    # No --new-session: the runner already starts bwrap in a session of its own, without a terminal (so
+    # no TIOCSTI), and a second one would take the sandbox out of the process group the runner kills.
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
-            "--unshare-all", "--die-with-parent", "--new-session", "--chdir", cwd]
+            "--unshare-all", *(["--die-with-parent"] if die_with_parent else []), "--chdir", cwd]
 
 
-def _prefix(bwrap: str, binds: Sequence[str], cwd: str, program: bool) -> list[str]:
+def _prefix(bwrap: str, binds: Sequence[str], cwd: str, program: bool, die_with_parent: bool = True) -> list[str]:
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if program and as_nobody() else []
-    return [*drop, bwrap, *_flags(binds, cwd), "--"]
+    return [*drop, bwrap, *_flags(binds, cwd, die_with_parent), "--"]
 
 
 def problem(program: bool = True) -> str:
@@ -113,14 +115,16 @@ class Wrapped:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confine) -> Wrapped:
+def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confine,
+         die_with_parent: bool = True) -> Wrapped:
     """`inner` (already carrying its limits) run inside the sandbox in `cwd`; `writable` are the only
     places it may write. A tool sees them at their own paths; a program at /tmp/sembench-N (nothing
-    outside is named to it), with its private /tmp as TMPDIR."""
+    outside is named to it), with its private /tmp as TMPDIR. `die_with_parent` off for long-lived
+    helpers (see core.tools.helper)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     if level == "tool":
         binds = [arg for w in writable for arg in ("--bind", str(w), str(w))]
-        return Wrapped([*_prefix(bwrap, binds, str(cwd), False), *inner])
+        return Wrapped([*_prefix(bwrap, binds, str(cwd), False, die_with_parent), *inner])
     if as_nobody():
         for directory in writable:
             _give(directory)
@@ -130,7 +134,7 @@ def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confi
         if cwd == w or cwd.is_relative_to(w):
             inside = f"{INSIDE}{i}/{cwd.relative_to(w)}".rstrip("/.")
             break
-    return Wrapped([*_prefix(bwrap, binds, inside, True), *inner], {"TMPDIR": "/tmp"})
+    return Wrapped([*_prefix(bwrap, binds, inside, True, die_with_parent), *inner], {"TMPDIR": "/tmp"})
 
 
 def program_root(root: Path) -> Path:

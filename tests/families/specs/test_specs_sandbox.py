@@ -114,15 +114,21 @@ def test_a_run_with_frama_c_missing_stops_at_once_and_resumes(tmp_path, env) -> 
     assert len(rows) == 2 and all(correct and error is None for correct, error in rows)
 
 
-def _one_answer(tmp_path: Path, env: dict[str, str]) -> tuple[Path, Path]:
+# A goal no prover settles (Fermat, n = 3): WP keeps CVC4 and Z3 busy up to its per-goal time-out.
+HARD = "    ensures \\forall integer x, y, z; x > 0 && y > 0 && z > 0 ==> x*x*x + y*y*y != z*z*z;\n*/"
+
+
+def _one_answer(tmp_path: Path, env: dict[str, str], hard: bool = False) -> tuple[Path, Path]:
     instances, answers = tmp_path / "one.jsonl", tmp_path / "answers.jsonl"
     sembench("snapshot", "export", "formalbench-c", "--out", str(tmp_path / "all.jsonl"), env=env)
     first = (tmp_path / "all.jsonl").read_text().splitlines()[0]
     instances.write_text(first + "\n")
     inst = json.loads(first)
     # the reference itself: a correct answer, so any failure can only be the machine's
-    answers.write_text(json.dumps({"id": inst["id"], "response": f"```c\n{inst['ground_truth']['contract']}\n```"})
-                       + "\n")
+    contract = inst["ground_truth"]["contract"]
+    if hard:
+        contract = contract.replace("\n*/", "\n" + HARD, 1)
+    answers.write_text(json.dumps({"id": inst["id"], "response": f"```c\n{contract}\n```"}) + "\n")
     return instances, answers
 
 
@@ -158,6 +164,7 @@ def test_a_read_only_or_full_tmpdir_is_named_not_a_verdict(tmp_path, env) -> Non
 
 
 def _marked(mark: str) -> list[str]:
+    """The command lines of live processes whose environment holds `mark`."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -165,7 +172,7 @@ def _marked(mark: str) -> list[str]:
         try:
             if mark.encode() in (entry / "environ").read_bytes() and \
                     (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                found.append((entry / "comm").read_text().strip())
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
         except OSError:
             continue
     return found
@@ -173,20 +180,24 @@ def _marked(mark: str) -> list[str]:
 
 @pytest.mark.framac
 def test_kill_9_leaves_no_tool_alive_and_the_next_start_sweeps_its_directories(tmp_path, env) -> None:
-    instances, answers = _one_answer(tmp_path, env)
+    instances, answers = _one_answer(tmp_path, env, hard=True)
     mark = f"SEMBENCH_KILL_{uuid.uuid4().hex}"
     proc = subprocess.Popen([sys.executable, "-m", "core", "verify", "specs", "--instances", str(instances),
                              "--answers", str(answers)], env={**env, mark: "1"}, cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not any(name in ("frama-c", "why3server", "z3", "cvc4") for name in _marked(mark)):
-            assert proc.poll() is None and time.monotonic() < deadline, "no tool started"
+        while True:  # WP's provers at work (not the set-up's `z3 --version`)
+            running = _marked(mark)
+            if any("frama-c" in line and " -wp " in line for line in running) and \
+                    any(("z3" in line or "cvc4" in line) and "-version" not in line for line in running):
+                break
+            assert proc.poll() is None and time.monotonic() < deadline, f"no prover started: {running}"
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         time.sleep(2)
-        assert _marked(mark) == [], "tools outlived sembench"
+        assert _marked(mark) == [], f"tools outlived sembench (running at the kill: {running})"
     finally:
         if proc.poll() is None:
             proc.kill()
