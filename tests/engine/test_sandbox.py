@@ -280,3 +280,15 @@ def test_a_tool_that_cannot_start_is_an_environment_fault(tmp_path) -> None:
     tool = Tool("broken", str(broken), "nothing")
     with pytest.raises(EnvironmentFault, match="cannot be started"):
         run(tool, [], cache=False)
+
+
+def test_the_workbench_takes_unsandboxed_too(monkeypatch, tmp_path) -> None:
+    """`sembench --unsandboxed [--db X]` opens the workbench with unconfined runs allowed."""
+    import tui.app
+    from tui.entry import main
+
+    opened: list[object] = []
+    monkeypatch.setenv(sandbox.ENV_UNSANDBOXED, "0")  # off, and restored whatever main() sets
+    monkeypatch.setattr(tui.app, "run_app", lambda db: opened.append(db))
+    main(["--unsandboxed", "--db", str(tmp_path / "log.db")])
+    assert opened == [str(tmp_path / "log.db")] and sandbox.unsandboxed_allowed()
