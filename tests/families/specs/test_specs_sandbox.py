@@ -207,3 +207,26 @@ def test_kill_9_leaves_no_tool_alive_and_the_next_start_sweeps_its_directories(t
     again = sembench("verify", "specs", "--instances", str(instances), "--answers", str(answers), env=env)
     assert again.returncode == 0, again.stderr
     assert list(tmpdir.iterdir()) == []  # the dead process's directories went at the next start
+
+
+@pytest.mark.framac
+def test_programs_run_for_an_answer_stay_in_the_sandbox(tmp_path) -> None:
+    """The run-time paths an answer reaches (E-ACSL harness, differential testing of mutants): a program
+    whose code writes outside its directory and reaches the network writes nothing and reaches nothing."""
+    from core.families.specs.csyntax import signature
+    from core.families.specs.runtime import check_contract, differential
+
+    home = Path.home() / f"sembench-answer-{uuid.uuid4().hex}"
+    outside = tmp_path / "escaped"
+    program = ("#include <stdlib.h>\n#include <stdio.h>\n"
+               f"__attribute__((constructor)) static void pwn(void) {{ system(\"touch {outside}\"); }}\n"
+               "/*@ requires 0 <= x <= 10;\n    ensures \\result == x + 1; */\n"
+               f"int f(int x) {{ FILE *h = fopen(\"{home}\", \"w\"); if (h) fclose(h);\n"
+               f"  system(\"touch {outside}.2; curl -s http://example.com >/dev/null\"); return x + 1; }}\n")
+    sig = signature(program, "f")
+    cases = [{"x": 1}, {"x": 2}]
+    table = differential([program, program.replace("x + 1; }", "x + 2; }")], "f", sig, cases)
+    assert table is not None and table[0] == ["2", "3"] and table[1] == ["3", "4"]  # it ran, and differed
+    checked = check_contract(program.replace("__attribute__((constructor)) ", ""), "f", sig, cases)
+    assert checked.ok and [o.status for o in checked.outcomes] == ["ok", "ok"], checked
+    assert not home.exists() and not outside.exists() and not Path(f"{outside}.2").exists()
