@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 import click
 
-from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params
+from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params, unsandboxed_option
 from core.errors import UserError
 from core.family import all_families, get_family
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
@@ -332,6 +332,7 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
               help='Answers JSONL: {"id", "response"} per line.')
 @OUT
 @FORMAT
+@unsandboxed_option
 def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str) -> None:
     """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics."""
     from core.jsonl import load_answers, load_instances, write_jsonl
@@ -408,6 +409,7 @@ def _print_metrics(report: dict[str, Any], fmt: str) -> None:
 @click.option("--id", "instance_id", required=True)
 @click.option("--answer", default=None, help="A raw response to trace beside the ground truth.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@unsandboxed_option
 def trace(family_id: str, instances_path: Path, instance_id: str, answer: str | None, fmt: str) -> None:
     """Print the steps of how an instance (or an answer to it) computes."""
     from core.jsonl import load_instances
@@ -498,6 +500,7 @@ def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
                    "snapshot's meta).")
 @click.option("--no-verify", is_flag=True,
               help="Import without checking the ground truth (the snapshot's meta says it is unverified).")
+@unsandboxed_option
 @click.pass_context
 def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, description: str,
                     keep_unverified: bool, no_verify: bool) -> None:

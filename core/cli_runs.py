@@ -62,6 +62,23 @@ def bounded(lo: int, hi: int) -> click.IntRange:
 BUDGET = Finite(0.0, MAX_BUDGET_S, lo_open=True)
 
 
+def _allow_unsandboxed(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        from core.tools.sandbox import allow_unsandboxed
+
+        allow_unsandboxed()
+    return value
+
+
+def unsandboxed_option(func: F) -> F:
+    """--unsandboxed, on every verb that verifies (so may run programs built from answers or imported
+    files): where bubblewrap cannot run, run them unconfined instead of refusing (docs/sandbox.md)."""
+    return click.option("--unsandboxed", is_flag=True, expose_value=False, callback=_allow_unsandboxed,
+                        help="Where bubblewrap cannot run (no user namespaces), run programs built from answers "
+                             "or imported files unconfined instead of refusing them. Also SEMBENCH_UNSANDBOXED=1."
+                        )(func)
+
+
 # ---- sampling options (shared with `solve`) --------------------------------------------------------
 def sampling_options(func: F) -> F:
     """--temperature --top-p --max-tokens --seed --stop --reasoning-effort --thinking-budget."""
@@ -387,6 +404,7 @@ def register(cli: click.Group) -> None:
     @click.option("--no-cache", is_flag=True, help="Do not use or fill the response cache.")
     @sampling_options
     @FORMAT
+    @unsandboxed_option
     @click.pass_context
     def run_cmd(ctx: click.Context, **kwargs: Any) -> None:
         """Run a solver over a snapshot; every (instance, sample) is one attempt, stored as it completes.
@@ -403,8 +421,10 @@ def register(cli: click.Group) -> None:
         A run stops early (exit 2, resumable) when the endpoint fails most
         requests (90% of the last 20 attempts, at least 5, could not connect,
         timed out, were refused or got 429/5xx), or when its first 5 attempts
-        all fail the same way (e.g. HTTP 404 for a wrong model name); the
-        message gives the resume command.
+        all fail the same way (e.g. HTTP 404 for a wrong model name), or at
+        once when a tool cannot run (missing, a full or read-only TMPDIR,
+        killed by the OOM killer, no sandbox): an error of the environment,
+        never charged to the answers; the message gives the resume command.
         """
         _run_command(ctx, **kwargs)
 
@@ -455,6 +475,7 @@ def register(cli: click.Group) -> None:
                        "`sembench export` output is accepted too.")
     @click.option("--solver-name", required=True, help="Who produced the answers (recorded as the run's solver).")
     @FORMAT
+    @unsandboxed_option
     @click.pass_context
     def import_cmd(ctx: click.Context, snapshot: str, answers: Path, solver_name: str, fmt: str) -> None:
         """Verify answers produced elsewhere and record them as a run."""

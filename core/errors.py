@@ -26,7 +26,13 @@ class UserError(Exception):
         return f"{where}{field}{self.message}".replace("\n", " ")
 
 
-class ToolMissing(UserError):
+class EnvironmentFault(UserError):
+    """The machine, not the input, failed: a tool that cannot run (missing or broken, a full or read-only
+    temporary directory, killed by the out-of-memory killer), or no sandbox for untrusted code. Never a
+    verdict on an answer and never cached; a run stops at the first one (resumable, see core.runner)."""
+
+
+class ToolMissing(EnvironmentFault):
     """An external oracle (ghc, javac, frama-c) is not installed; names the Debian package."""
 
     def __init__(self, tool: str, package: str) -> None:

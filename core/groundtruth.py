@@ -13,6 +13,7 @@ import contextvars
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from core.errors import EnvironmentFault
 from core.family import Family
 from core.instance import Instance
 
@@ -61,6 +62,8 @@ def check_ground_truth(family: Family, items: Sequence[tuple[str, Instance]],
         token = _CHECKING.set(True)
         try:
             results.extend(family.check_many(batch))
+        except EnvironmentFault:
+            raise  # a tool that cannot run says nothing about the references: the import stops, saying why
         except Exception:  # noqa: BLE001 - a batch that fails is checked one by one, to name the culprit
             results.extend(_check_one(family, inst, response) for inst, response in batch)
         finally:
@@ -82,5 +85,7 @@ def check_ground_truth(family: Family, items: Sequence[tuple[str, Instance]],
 def _check_one(family: Family, inst: Instance, response: str) -> tuple[object, object]:
     try:
         return family.check(inst, response)
+    except EnvironmentFault:
+        raise
     except Exception:  # noqa: BLE001
         return None, None

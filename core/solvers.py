@@ -10,7 +10,7 @@ import asyncio
 import time
 from typing import Any
 
-from core.errors import UserError
+from core.errors import EnvironmentFault, UserError
 from core.family import Family
 from core.instance import Instance
 from core.solver_base import DeltaCallback, Solver, SolveResult
@@ -34,6 +34,8 @@ class LocalSolver(Solver):
         start = time.perf_counter()
         try:
             text = await asyncio.to_thread(self._fn, instance, self.budget_s)
+        except EnvironmentFault:
+            raise  # a tool that cannot run (a baseline calling javac, say): the run stops, nothing recorded
         except Exception as exc:  # a solver bug must not take a run down; it is recorded instead
             return SolveResult(error=f"{type(exc).__name__}: {exc}", error_kind="solver", elapsed_s=time.perf_counter() - start)
         if on_delta is not None:

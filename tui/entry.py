@@ -1,6 +1,7 @@
 """The `sembench` console script: the CLI, with the TUI as its default when no verb is given.
 
-`sembench` and `sembench --db LOG.db` open the workbench; anything else goes to the CLI (`core.cli`).
+`sembench` and `sembench --db LOG.db` open the workbench (`sembench --unsandboxed ...` lets it run programs
+unconfined where bubblewrap cannot run, see docs/sandbox.md); anything else goes to the CLI (`core.cli`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ def tui_db(args: list[str]) -> tuple[bool, str | None]:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--unsandboxed" and tui_db(args[1:])[0]:
+        # `sembench --unsandboxed`: the workbench may run programs unconfined where bubblewrap cannot run
+        import os
+
+        os.environ["SEMBENCH_UNSANDBOXED"] = "1"
+        args = args[1:]
     is_tui, db = tui_db(args)
     if not is_tui:
         from core.cli import cli  # not on the workbench's start-up path

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.attempts import AttemptRecord, record_from
 from core.canonical import canonical_json, storable
-from core.errors import UserError
+from core.errors import EnvironmentFault, UserError
 from core.family import Family
 from core.instance import Instance
 from core.liveness import heartbeat
@@ -81,6 +81,8 @@ async def one_attempt(
                     verifier.close()
         return record_from(family, instance, solver.spec, result, prompt=prompt.model_dump(), run_id=run_id,
                            snapshot=snapshot, sample=sample, source="run", started=started, checked=checked)
+    except EnvironmentFault:
+        raise  # the machine failed, not the answer: nothing is recorded, and the run stops (see execute)
     except Exception as exc:  # a family bug on one instance is recorded, not allowed to stop the run
         failed = SolveResult(error=f"{type(exc).__name__}: {' '.join(str(exc).split())}", error_kind="internal")
         return record_from(family, instance, solver.spec, failed, prompt={}, run_id=run_id, snapshot=snapshot,
@@ -179,6 +181,11 @@ async def execute(
                     group.create_task(worker())
     except* RunAborted as eg:
         raise eg.exceptions[0] from None
+    except* EnvironmentFault as eg:
+        # A tool that cannot run fails every attempt alike and says nothing about the answers: stop, with
+        # the cause; the attempts it hit were not recorded, so a plain resume redoes them.
+        raise RunAborted(f"stopped by an error of the environment, not of the answers: {eg.exceptions[0]}",
+                         None) from None
     except* sqlite3.Error as eg:
         # Full disk, a database deleted or corrupted under us: stop; what was committed stays.
         raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None

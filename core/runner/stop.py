@@ -38,10 +38,11 @@ DOMINATE = 0.9  # the share of them that must have failed with UNREACHABLE_ERROR
 
 
 class RunAborted(Exception):
-    """A session stopped early because the endpoint fails (nearly) every request; `retry` is the
-    --retry-errors mode that redoes those attempts once the cause is fixed."""
+    """A session stopped early because the endpoint fails (nearly) every request, or a tool cannot run
+    (an EnvironmentFault); `retry` is the --retry-errors mode that redoes those attempts once the cause is
+    fixed (None: they were not recorded, a plain resume redoes them)."""
 
-    def __init__(self, reason: str, retry: str) -> None:
+    def __init__(self, reason: str, retry: str | None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry = retry

@@ -2,7 +2,8 @@
 
 Families declare the tools they need (`Tool`: executable, Debian package, version probe) in their own
 package and list them in `Family.requires`. Every run goes through `run()`: a private temporary
-directory, its own process group killed whole on timeout, memory/CPU limits, and the result cached by
+directory, its own process group killed whole on timeout, memory/CPU limits, confinement by bubblewrap
+for tools that read or run untrusted code (core.tools.sandbox), and the result cached by
 content (tool version + inputs + options) in the log database. Long-lived helpers (a JVM compile
 service, a GHCi session) are `Helper`s: restarted when they die, every request bounded.
 """
@@ -67,7 +68,8 @@ def run(
     With `cache` (the default) an identical earlier run (same tool version, args, files, stdin, limits,
     `key_extra`) is answered from the cache; a run that timed out is not cached unless `cache_timeouts`.
     `workdir` (a directory the caller owns, e.g. holding a prebuilt library) disables the cache, since
-    its contents are not part of the key.
+    its contents are not part of the key. A run the machine failed (EnvironmentFault: see
+    core.tools.process) raises, and is never cached.
     """
     from core.tools.cache import ToolCache, cache_key, current
     from core.tools.process import execute
@@ -86,7 +88,7 @@ def run(
         if hit is not None:
             return hit
     result = execute(argv, files, timeout_s=timeout_s, memory_mb=memory_mb, cpu_s=cpu_s, stdin=stdin, env=env,
-                     collect=collect, workdir=workdir)
+                     collect=collect, workdir=workdir, confine=tool.confine)  # type: ignore[arg-type]
     if store is not None and (cache_timeouts or not result.timed_out):
         store.put(key, tool.name, tool.version(), result)
     return result

@@ -26,6 +26,9 @@ class Tool:
     version_pattern: str = r"(\d+(?:\.\d+)+)"
     note: str = ""  # what the family uses it for (shown by `sembench families`)
     extra: tuple[str, ...] = field(default=(), compare=False)  # further executables that must exist
+    # core.tools.sandbox: "program" runs programs built from its input (always confined, or refused),
+    # "tool" reads untrusted text (confined where bubblewrap runs), None runs as it is
+    confine: str | None = None
 
     def path(self) -> str | None:
         return shutil.which(self.executable)

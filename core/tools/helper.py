@@ -12,14 +12,17 @@ import json
 import os
 import queue
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from core.tools.process import kill_group, limited
+from core.tools import sandbox
+from core.tools.process import _remove_tree, command, kill_group, private_directory
+
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sembench-helper-spawner")
 
 
 class HelperError(RuntimeError):
@@ -32,11 +35,13 @@ class HelperTimeout(HelperError):
 
 class Helper:
     """One long-lived process. `argv` is started in `workdir` (a private temporary directory by default),
-    in its own session; `ready` (optional) is a line the helper prints once it can take requests."""
+    in its own session; `ready` (optional) is a line the helper prints once it can take requests.
+    `confine` as for a Tool (core.tools.sandbox); it dies with sembench (kill -9 included)."""
 
     def __init__(self, argv: Sequence[str], *, workdir: Path | None = None, memory_mb: int | None = None,
                  start_timeout_s: float = 60.0, ready: str | None = None,
-                 env: dict[str, str] | None = None, on_start: Callable[[Helper], None] | None = None) -> None:
+                 env: dict[str, str] | None = None, on_start: Callable[[Helper], None] | None = None,
+                 confine: sandbox.Confine | None = None) -> None:
         self.argv = list(argv)
         self.workdir = workdir
         self.memory_mb = memory_mb
@@ -44,11 +49,12 @@ class Helper:
         self.ready = ready
         self.env = env
         self.on_start = on_start
+        self.confine = confine
         self.starts = 0  # how many times the process was (re)started
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._lock = threading.Lock()
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._tmp: Path | None = None
         self.stderr_tail: list[str] = []
 
     # -- life cycle ------------------------------------------------------------------------------
@@ -61,14 +67,21 @@ class Helper:
         return self._proc.pid if self._proc is not None else None
 
     def _start(self) -> None:
-        if self.workdir is None and self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="sembench-helper-")
-        cwd = self.workdir or Path(self._tmp.name)  # type: ignore[union-attr]
+        level = sandbox.mode(self.confine)
+        if self._tmp is None:
+            self._tmp = private_directory("sembench-helper-")
+        cwd = self.workdir or self._tmp / "work"
+        writable = [self._tmp, *([self.workdir] if self.workdir is not None else [])]
         self._lines = queue.Queue()
-        self._proc = subprocess.Popen(
-            limited(self.argv, self.memory_mb, None), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, env={**os.environ, **self.env} if self.env else None,
-        )
+        full = command(self.argv, writable, cwd, self.confine, level, self.memory_mb, None)
+        # Started from a thread that lives as long as the process: PR_SET_PDEATHSIG (which bwrap's
+        # --die-with-parent uses too) fires when the *thread* that started a process ends, and a helper
+        # outlives the worker thread of its first request.
+        self._proc = _SPAWNER.submit(
+            subprocess.Popen, full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
+            env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp"), **full.env},
+        ).result()
         self.starts += 1
         proc = self._proc
         threading.Thread(target=self._pump, args=(proc, self._lines), daemon=True).start()
@@ -121,7 +134,7 @@ class Helper:
     def close(self) -> None:
         self.stop()
         if self._tmp is not None:
-            self._tmp.cleanup()
+            _remove_tree(self._tmp)
             self._tmp = None
 
     # -- requests --------------------------------------------------------------------------------

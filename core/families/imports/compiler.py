@@ -70,7 +70,7 @@ def service() -> Helper:
             classes = helper_classes()
             java = JAVA.require()
             _SERVICE = Helper([java, *JVM_OPTIONS, "-cp", str(classes), "CompileService", classpath()],
-                              ready="ready", start_timeout_s=120)
+                              ready="ready", start_timeout_s=120, confine="tool")  # it compiles answers
             atexit.register(_SERVICE.close)
         return _SERVICE
 

@@ -10,6 +10,7 @@ JAVAC = Tool(
     package="openjdk-17-jdk-headless",
     version_args=("-version",),
     version_pattern=r"javac (\S+)",
+    confine="tool",  # confined where bubblewrap runs (docs/sandbox.md)
     note="compiles the knowledge-base extractor and the compile service; checks snippets with imports",
 )
 JAVA = Tool(

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from core.cli_runs import unsandboxed_option
+
 
 @click.command("specs-repair")
 @click.option("--snapshot", required=True, help="a specs snapshot (see `sembench snapshot list`), e.g. formalbench-c")
@@ -13,6 +15,7 @@ import click
 @click.option("--rounds", default=3, show_default=True, type=click.IntRange(0, 20), help="repair rounds after the first")
 @click.option("--style", default="few-shot", show_default=True, help="prompt style of the first round")
 @click.option("--limit", default=0, type=click.IntRange(0), help="only the first N instances")
+@unsandboxed_option
 @click.pass_context
 def repair_command(ctx: click.Context, snapshot: str, solver: str, rounds: int, style: str, limit: int) -> None:
     """Self-repair: ask, verify, feed the failure back, for up to --rounds repairs per instance.

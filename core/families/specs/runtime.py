@@ -121,7 +121,11 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
         elif rc == 0:
             outcomes.append(RunOutcome(index=index, status="ok"))
         elif rc in (137, 152, 158):  # killed by the CPU limit
-            outcomes.append(RunOutcome(index=index, status="timeout", message="no result within the CPU limit"))
+            outcomes.append(RunOutcome(index=index, status="timeout",
+                                       message=f"killed: CPU limit ({CPU_PER_INPUT_S} s), no result"))
+        elif rc == 153:  # SIGXFSZ
+            outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
+                                       message="killed: file size limit of the sandbox"))
         else:
             outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
                                        message=f"the program stopped abnormally (exit status {rc}) {text[:200]}"))

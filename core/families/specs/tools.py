@@ -13,17 +13,19 @@ from __future__ import annotations
 import re
 import threading
 
-from core.errors import UserError
+from core.errors import EnvironmentFault
 from core.tools import Tool, run
 
-FRAMAC = Tool("frama-c", "frama-c", "frama-c-base", version_args=("-version",),
+# Frama-C reads the answer (gcc's preprocessor included): confined where bubblewrap runs (docs/sandbox.md)
+FRAMAC = Tool("frama-c", "frama-c", "frama-c-base", version_args=("-version",), confine="tool",
               note="Frama-C WP (deductive verification) and E-ACSL (runtime contract checks)")
 WHY3 = Tool("why3", "why3", "why3", version_args=("--version",), note="prover platform used by WP")
 CVC4 = Tool("cvc4", "cvc4", "cvc4", note="SMT prover (first choice)")
 Z3 = Tool("z3", "z3", "z3", note="SMT prover (raced with CVC4)")
 # gcc compiles and runs test harnesses (differential testing, runtime contract checks); one shell
-# invocation compiles and runs, so the binary never has to leave the private directory.
-GCC_RUN = Tool("gcc", "sh", "gcc", version_args=("-c", "gcc -dumpfullversion"), extra=("gcc",),
+# invocation compiles and runs, so the binary never has to leave the private directory. The programs
+# come from answers and imported files: always in the sandbox, or refused (core.tools.sandbox).
+GCC_RUN = Tool("gcc", "sh", "gcc", version_args=("-c", "gcc -dumpfullversion"), extra=("gcc",), confine="program",
                note="compiles and runs test harnesses (E-ACSL runtime checks, differential testing)")
 REQUIRED = (FRAMAC, WHY3, CVC4, Z3, GCC_RUN)
 
@@ -42,7 +44,9 @@ def why3_config() -> str:
                      timeout_s=60, cache=False)
         text = result.files.get("why3.conf", "")
         if not re.search(r'name = "(CVC4|Z3)"', text):
-            raise UserError("why3 config detect found neither CVC4 nor Z3 (Debian packages cvc4, z3)")
+            said = " ".join((result.stdout + " " + result.stderr).split())[-300:]
+            raise EnvironmentFault("why3 config detect found neither CVC4 nor Z3 (Debian packages cvc4, z3)"
+                                   + (f"; it said: {said}" if said else ""))
         text = re.sub(r"memlimit = \d+", f"memlimit = {WHY3_MEMLIMIT_MB}", text)
         _CONF = text
         return text

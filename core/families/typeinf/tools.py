@@ -9,5 +9,6 @@ GHC = Tool(
     executable="ghc",
     package="ghc",
     version_args=("--numeric-version",),
+    confine="tool",  # reads answers (and imported files): confined where bubblewrap runs (docs/sandbox.md)
     note="validates the corpus and generated tasks; proves answers equal to the ground truth (Refl / subsumption)",
 )
