@@ -85,6 +85,22 @@ def test_thalia_like_snippets_compile_and_need_every_import(family) -> None:
     assert not unrelated, unrelated[:5]
 
 
+def test_generated_snippets_compile_over_several_seeds(family) -> None:
+    """Issue 19 item 12: the generator never emits a snippet whose ground truth does not compile. The three
+    items that once failed (an overload made ambiguous by a generic sibling; a sibling whose parameter
+    type is not on the classpath), then 300 fresh items of each of three other seeds."""
+    from core.families.imports.generator import generate_one
+
+    params = family.resolve_params("thalia-like")
+    chosen = [(1, 692), (2, 302), (3, 618)] + [(seed, i) for seed in (4, 5, 6) for i in range(300)]
+    instances = [generate_one(params, seed, index) for seed, index in chosen]
+    results = compiler.compile_sources([with_imports(i.code, i.expected()) for i in instances], together=True,
+                                       confirm=True, cache=False)
+    assert all(r.decided for r in results)
+    failed = [(where, r.summary()) for where, r in zip(chosen, results, strict=True) if not r.ok]
+    assert not failed, failed[:3]
+
+
 BASE_PRESETS = [name for name, p in PRESETS.items() if not p.params.get("transform")]
 TRANSFORMS = {"rename": ["rename"], "lower": ["lower"], "comments": ["comments"], "all": ["rename", "lower", "comments"]}
 
