@@ -306,3 +306,23 @@ def test_baseline_survives_broken_snippets(family, kb) -> None:
         for keep in (0.3, 0.7, 0.9):
             text = "".join(t for t in tokens if rng.random() < keep)
             assert isinstance(solve(text, kb, inst.library).imports, list)
+
+
+def test_a_huge_package_name_is_too_long_not_a_compile_crash(family) -> None:
+    """Issue 19 item 11: a 50,000-part name overflowed javac's stack and was reported as a compile crash.
+    The answer is now the failure `too_long`, decided before javac; a name at the bound still reaches
+    javac and is an ordinary compile error."""
+    from core.families.imports.extract import MAX_PARTS, extract
+
+    instance = _preset(family, "thalia-like")[0]
+    right = "\n".join(f"import {e};" for e in instance.expected())
+    verdict = family.verify(instance, extract(f"import {'.'.join(['a'] * 50_000)}.X;\n{right}"))
+    assert verdict.status == "extraction_error" and not verdict.correct
+    assert verdict.details["extraction_error"] == "too_long"
+    assert "compile" not in verdict.details and "crash" not in verdict.explanation
+    at_bound = extract(f"import {'.'.join(['a'] * (MAX_PARTS - 1))}.X;\n{right}")
+    assert at_bound.ok
+    verdict = family.verify(instance, at_bound)
+    compile_info = verdict.details["compile"]
+    assert compile_info["checked"] and not compile_info["ok"]
+    assert all(d["code"] != "crash" for d in compile_info["diagnostics"]), compile_info
