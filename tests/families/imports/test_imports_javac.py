@@ -247,7 +247,7 @@ def test_ddmin_minimises_against_the_baseline_within_budget(family, tmp_path) ->
     infer = baseline_infer(inst.library)
     result = ddmin(prompt_code(inst), infer, budget=1500)
     assert result.calls <= 1500 and result.tokens_after < result.tokens_before / 2
-    assert set(result.expected) <= set(infer(result.minimized))
+    assert set(result.expected) == set(infer(result.minimized)) and result.prop == "equal"  # Algorithm 2
     report = result.report()
     assert set(report["by_category"]) == {"control_structural", "whitespace", "inferred_simple_name", "other"}
     trace = ddmin_trace(inst.id, result)
@@ -258,6 +258,9 @@ def test_ddmin_minimises_against_the_baseline_within_budget(family, tmp_path) ->
                                              "--format", "json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["calls"] <= 50
+    loose = CliRunner().invoke(ddmin_command, ["--instances", str(file), "--id", inst.id, "--budget", "50",
+                                               "--property", "superset", "--format", "json"])
+    assert loose.exit_code == 0 and json.loads(loose.output)["property"] == "superset", loose.output
     stats = CliRunner().invoke(kb_group, ["stats", "--format", "json"])
     assert stats.exit_code == 0 and json.loads(stats.output)["types"] > 5000
     missing = CliRunner().invoke(ddmin_command, ["--instances", str(file), "--id", "nope"])
