@@ -16,7 +16,9 @@ The secrets known to a process are the keys in the standard variables (OPENAI_AP
 and every key an `Endpoint` was built with (`register`); `core.models.config.known_secrets()` adds the
 keys the config file names (its `api_key`, or the variable its `api_key_env` names).
 A whole secret and any WINDOW-character piece of one (servers echo partial keys: "sk-abc...xyz") is
-replaced.
+replaced, in any letter case: a server that echoes the key lower-cased or upper-cased gives the key away
+as surely as an exact copy (case is matched by folding the text and the key alike, see `_fold`). A
+reversed copy, or one otherwise re-encoded (base64, spaced out), is not looked for: docs/keys.md.
 """
 
 from __future__ import annotations
@@ -91,6 +93,22 @@ def known() -> tuple[str, ...]:
     return value
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _fold(text: str) -> str:
+    """`text` lower-cased character for character, so positions in the result are positions in `text`:
+    str.lower (in C) when no character lower-cases to two (the usual case, and always for ASCII),
+    else ASCII letters only (a rare text with, e.g., a dotted capital I)."""
+    folded = text.lower()
+    return folded if len(folded) == len(text) else text.translate(_ASCII_LOWER)
+
+
+@functools.lru_cache(maxsize=64)
+def _folded_key(key: str) -> str:
+    return _fold(key)
+
+
 def _spans(text: str, key: str) -> list[tuple[int, int]]:
     """Where `text` holds the key or a piece of it at least WINDOW long, as [start, end) spans.
 
@@ -132,10 +150,14 @@ def redact(text: str, keys: Iterable[str] | None = None) -> str:
 
 
 def _redact(text: str, secrets: tuple[str, ...]) -> str:
-    """`redact` with the secrets already checked and stripped."""
+    """`redact` with the secrets already checked and stripped, matched in any letter case: the text is
+    folded once (one C pass; the search then stays linear) and searched for each folded key."""
+    if not secrets:
+        return text
+    folded = _fold(text)
     spans: list[tuple[int, int]] = []
     for key in secrets:
-        spans.extend(_spans(text, key))
+        spans.extend(_spans(folded, _folded_key(key)))
     if not spans:
         return text
     spans.sort()

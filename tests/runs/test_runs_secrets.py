@@ -206,3 +206,41 @@ def test_a_key_named_by_the_config_file_is_a_secret_on_every_path(toy, log_db, t
     assert result.exit_code == 0, result.stderr
     rows = LogStore(log_db).attempts(run_id=json.loads(result.stdout)["run"])
     assert all(r["response"].startswith(f"{MARK} / {MARK} The answer is") and r["correct"] for r in rows)
+
+
+@pytest.mark.parametrize("case", ["lower", "upper"])
+def test_a_key_echoed_in_another_letter_case_is_redacted_everywhere(toy, log_db, server, model_env, monkeypatch,
+                                                                     case) -> None:
+    """Issue 19 item 13: a server that echoes the key lower-cased or upper-cased gives it away as surely as
+    an exact copy; every stored field is redacted and such a reply is not cached. (A reversed copy is not
+    looked for: docs/keys.md.)"""
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+    instances = write_snapshot(log_db, toy, "s", 4)
+    truth = oracle_replies(toy, instances)
+    recased = getattr(REAL_KEY, case)()
+    assert recased != REAL_KEY
+
+    def echo(request):
+        sent = getattr(request.headers.get("authorization", "").removeprefix("Bearer "), case)()
+        return Reply(text=f"(your key: {sent})\n{truth(request).text}", reasoning=f"key {sent[5:25]}...",
+                     finish_reason=f"stop:{sent}", model=f"model-{sent}")
+
+    server.reply = echo
+    result = run_cli("run", "--snapshot", "s", "--solver", "openai:m", "--temperature", "0", "--concurrency", "1",
+                     "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["done"], summary["correct"]) == (4, 4), "verified from the reply exactly as sent"
+    store = LogStore(log_db)
+    for row in store.attempts(run_id=summary["run"]):
+        assert row["response"].startswith(f"(your key: {MARK})\nThe answer is") and MARK in row["reasoning"]
+        usage = json.loads(row["usage"])
+        assert usage["redacted"] == ["reasoning", "response"]
+        assert MARK in usage["finish_reason"] and MARK in usage["model"]
+    assert store.db.execute("select count(*) from response_cache").fetchone()[0] == 0
+    exported = run_cli("export", summary["run"]).stdout
+    store.db.execute("pragma wal_checkpoint(passive)")
+    pieces = (recased, recased[9:21])
+    for data in [*(p.read_bytes() for p in [log_db, *log_db.parent.glob("log.db-*")]), exported.encode(),
+                 result.output.encode()]:
+        assert not [p for p in pieces if p.encode() in data]

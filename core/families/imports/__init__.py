@@ -1,7 +1,7 @@
 """`imports`: ThaliaType — which import statements does a Java snippet need?
 
 Each concern lives in its own module (kb, generator, presets, prompt, extract, verify, metrics,
-baseline, transform, ddmin, trace, folder, compiler, cli); this class only names them. Heavy imports
+baseline, transform, ddmin, trace, folder, compiler, cli, compare); this class only names them. Heavy imports
 (tree-sitter, the knowledge base, the JVM) happen inside the hooks, never here.
 """
 
@@ -48,5 +48,6 @@ class ImportsFamily(Family):
     oracle_response = hook(".baseline:oracle_response")
     baseline_response = hook(".baseline:baseline_response")
     summarize = hook(".metrics:summarize")
+    compare_metrics = hook(".compare:compare_metrics")
     import_files = hook(".folder:import_files")
     describe_snapshot = hook(".folder:describe_snapshot")

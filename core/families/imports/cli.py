@@ -53,9 +53,13 @@ def kb_stats(fmt: str) -> None:
 @click.option("--instances", "instances_path", required=True, type=click.Path(dir_okay=False))
 @click.option("--id", "instance_id", required=True)
 @click.option("--budget", type=int, default=2000, show_default=True, help="at most this many solver calls")
+@click.option("--property", "prop", type=click.Choice(["equal", "superset"]), default="equal", show_default=True,
+              help="keep a reduced snippet while the answer equals the original imports (the paper's "
+                   "Algorithm 2), or while it still contains them all (superset)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "trace"]), default="text")
-def ddmin_command(instances_path: str, instance_id: str, budget: int, fmt: str) -> None:
-    """Minimise one snippet's tokens while the baseline still infers every import it inferred (§6)."""
+def ddmin_command(instances_path: str, instance_id: str, budget: int, prop: str, fmt: str) -> None:
+    """Minimise one snippet's tokens while the baseline still infers the imports it inferred (§6,
+    Algorithm 2; Perses is not run first)."""
     from core.families.imports import ddmin
     from core.families.imports.model import ImportsInstance
     from core.families.imports.prompt import prompt_code
@@ -80,7 +84,8 @@ def ddmin_command(instances_path: str, instance_id: str, budget: int, fmt: str) 
         raise UserError(f"no instance with id '{instance_id}'", file=instances_path)
     if budget < 1:
         raise UserError("--budget must be at least 1")
-    result = ddmin.ddmin(prompt_code(found), ddmin.baseline_infer(found.library), budget=budget)
+    result = ddmin.ddmin(prompt_code(found), ddmin.baseline_infer(found.library), budget=budget,
+                         prop=prop)  # type: ignore[arg-type]
     if fmt == "json":
         click.echo(json.dumps(result.report(), indent=2))
     elif fmt == "trace":

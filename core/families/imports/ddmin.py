@@ -1,7 +1,12 @@
 """Minimisation (paper §6, Algorithm 2): ddmin over the snippet's tokens against any solver.
 
-The property kept is "the solver still predicts every import it predicted for the whole snippet" (the
-authors' check: the expected imports are a subset of the new answer). Tokens are tree-sitter leaves and
+The property kept is the paper's (Algorithm 2, line 11: `expected_imports == actual_imports`): a reduced
+snippet is kept while the solver's answer on it EQUALS the imports it inferred for the whole snippet
+(compared as sets). `prop="superset"` keeps a reduced snippet while the answer still contains every
+expected import (extra ones allowed), the looser check this module used before; it is an option
+(`sembench ddmin --property superset`). Algorithm 2 first runs Perses (a syntax-preserving reducer)
+and then ddmin on its output; Perses is not run here: ddmin works on the whole snippet, so results
+may differ from the paper's where Perses would have removed syntax first. Tokens are tree-sitter leaves and
 the whitespace between them, so the four categories of Table 4 can be counted: control and structural
 (keywords, separators, operators), whitespace, inferred simple names (the simple names of the imports
 the solver inferred), other. Solver answers are cached by text; the number of solver calls is bounded by
@@ -13,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from core.families.imports.snippet import JAVA_KEYWORDS, parse
 
@@ -22,6 +27,8 @@ CONTROL_WORDS = frozenset(JAVA_KEYWORDS) | {"var", "record", "yield", "sealed", 
 SYMBOLS = frozenset("( ) { } [ ] ; , . ... @ :: = > < ! ~ ? : -> == >= <= != && || ++ -- + - * / & | ^ % << >> >>> "
                     "+= -= *= /= &= |= ^= %= <<= >>= >>>=".split())
 CATEGORIES = ("control_structural", "whitespace", "inferred_simple_name", "other")
+PROPERTIES = ("equal", "superset")
+Property = Literal["equal", "superset"]
 
 
 def tokenize(code: str) -> list[str]:
@@ -84,6 +91,7 @@ class Minimized:
     calls: int
     cache_hits: int
     finished: bool  # ddmin ran to completion (1-minimal) within the budget
+    prop: str = "equal"
     rounds: list[Round] = field(default_factory=list)
     by_category: dict[str, dict[str, Any]] = field(default_factory=dict)
     simple_names_before: list[str] = field(default_factory=list)
@@ -91,7 +99,7 @@ class Minimized:
 
     def report(self) -> dict[str, Any]:
         return {
-            "expected": self.expected, "tokens_before": self.tokens_before, "tokens_after": self.tokens_after,
+            "expected": self.expected, "property": self.prop, "tokens_before": self.tokens_before, "tokens_after": self.tokens_after,
             "retained_ratio": self.tokens_after / self.tokens_before if self.tokens_before else 1.0,
             "calls": self.calls, "cache_hits": self.cache_hits, "finished": self.finished,
             "by_category": self.by_category, "simple_names_before": self.simple_names_before,
@@ -107,8 +115,12 @@ class _Budget(Exception):
     pass
 
 
-def ddmin(code: str, infer: Infer, budget: int = 2000, expected: list[str] | None = None) -> Minimized:
-    """Minimise `code` keeping `set(expected) <= set(infer(text))` (expected: the solver's own answer)."""
+def ddmin(code: str, infer: Infer, budget: int = 2000, expected: list[str] | None = None,
+          prop: Property = "equal") -> Minimized:
+    """Minimise `code` keeping `set(infer(text)) == set(expected)` (`prop="equal"`, the paper's) or
+    `set(expected) <= set(infer(text))` (`prop="superset"`); expected: the solver's own answer."""
+    if prop not in PROPERTIES:
+        raise ValueError(f"unknown ddmin property '{prop}' (known: {', '.join(PROPERTIES)})")
     cache: dict[str, bool] = {}
     stats = {"calls": 0, "hits": 0}
     if expected is None:
@@ -126,7 +138,8 @@ def ddmin(code: str, infer: Infer, budget: int = 2000, expected: list[str] | Non
             raise _Budget
         stats["calls"] += 1
         try:
-            ok = want <= set(infer(text))
+            got = set(infer(text))
+            ok = got == want if prop == "equal" else want <= got
         except Exception:  # a solver that fails on a broken snippet does not keep the property
             ok = False
         cache[text] = ok
@@ -172,7 +185,7 @@ def ddmin(code: str, infer: Infer, budget: int = 2000, expected: list[str] | Non
     after_names = sorted({t for t in current if t in names})
     return Minimized(original=code, minimized="".join(current), expected=list(expected), tokens_before=len(tokens),
                      tokens_after=len(current), calls=stats["calls"], cache_hits=stats["hits"], finished=finished,
-                     rounds=rounds, by_category=by_category, simple_names_before=before_names,
+                     prop=prop, rounds=rounds, by_category=by_category, simple_names_before=before_names,
                      simple_names_after=after_names)
 
 

@@ -12,6 +12,10 @@ Rules, in order:
 4. A reply that says there is nothing to import ("no imports", "none") is the empty answer; any other
    reply without entries is the failure "no_imports".
 Wildcard and static entries are reported (`Answer.details`) and scored as written (see verify).
+5. An entry of more than MAX_PARTS dotted parts or MAX_ENTRY_CHARS characters makes the answer the failure
+   "too_long" (no real FQN comes near: the JDK's and the libraries' deepest have about ten parts). It
+   is decided here, before javac sees the entry: a 50,000-part name overflows javac's stack, which
+   would otherwise be reported as a compile crash.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from core.families.imports.model import ImportsAnswer
 from core.verdict import Answer
 
 MAX_CHARS = 200_000
+MAX_PARTS = 64
+MAX_ENTRY_CHARS = 1_000
 IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
 IMPORT_RE = re.compile(rf"\bimport\s+(static\s+)?({IDENT}(?:\s*\.\s*{IDENT})*(?:\s*\.\s*\*)?)\s*(;|$|`)",
                        re.MULTILINE)
@@ -68,6 +74,12 @@ def _extract(text: str) -> Answer:
         if NOTHING_RE.search(body):
             return Answer.success(ImportsAnswer(imports=[]).model_dump(), mode="nothing", n=0)
         return Answer.failure("no_imports", "no import statement and no fully qualified name found in the reply")
+    for entry in entries:
+        parts = entry.removeprefix("static ").count(".") + 1
+        if parts > MAX_PARTS or len(entry) > MAX_ENTRY_CHARS:
+            return Answer.failure("too_long", f"an import entry has {parts:,} name parts and {len(entry):,} characters "
+                                  f"(at most {MAX_PARTS} parts and {MAX_ENTRY_CHARS:,} characters: no Java name is "
+                                  "that long)", parts=parts, length=len(entry))
     wildcards = [e for e in entries if e.endswith(".*")]
     static = [e for e in entries if e.startswith("static ")]
     value = ImportsAnswer(imports=entries, wildcards=wildcards, static=static).model_dump()

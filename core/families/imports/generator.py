@@ -10,6 +10,10 @@ asking javac:
 - a method is used only when its generic parameters mention no type variable, and it is not varargs;
 - arguments have EXACTLY the parameter's type (typed literals, variables of that type, `new P(...)`,
   `(P) null`), so overload resolution picks the method the generator chose;
+- a member is used only when every overload of the same name and arity is usable too: javac weighs
+  them all, so a generic, deprecated or varargs sibling can make the call ambiguous (`reference to
+  OpenMBeanAttributeInfoSupport is ambiguous`: `(.., Descriptor)` against `<T> (.., T)`), and a sibling
+  whose parameter type is missing from the classpath makes it fail (`cannot access nu.xom.Builder`);
 - a simple name is imported once: a type whose simple name is taken by another FQN, or is a java.lang
   type's, is never named; nested, non-public and deprecated types are never named;
 - `main` declares `throws Throwable`, so checked exceptions need no handling.
@@ -86,7 +90,7 @@ def _methods(kb: KnowledgeBase, fqn: str) -> tuple[Executable, ...]:
         if m.ret != "void" and not (_usable_type(kb, m.ret) or _accessible_public(kb, m.ret)):
             continue
         out.append(m)
-    return tuple(out)
+    return _unambiguous(out, kb.methods(fqn))
 
 
 @functools.cache
@@ -94,9 +98,10 @@ def _statics(kb: KnowledgeBase, fqn: str) -> tuple[Executable, ...]:
     info = kb.get(fqn)
     if info is None:
         return ()
-    return tuple(m for m in info.methods if m.static and not m.varargs and not m.ptv and not m.deprecated
-                 and all(_usable_type(kb, p) and not p.endswith("[]") for p in m.params)
-                 and (m.ret == "void" or _usable_type(kb, m.ret) or _accessible_public(kb, m.ret)))
+    usable = [m for m in info.methods if m.static and not m.varargs and not m.ptv and not m.deprecated
+              and all(_usable_type(kb, p) and not p.endswith("[]") for p in m.params)
+              and (m.ret == "void" or _usable_type(kb, m.ret) or _accessible_public(kb, m.ret))]
+    return _unambiguous(usable, kb.methods(fqn))
 
 
 @functools.cache
@@ -104,8 +109,9 @@ def _ctors(kb: KnowledgeBase, fqn: str) -> tuple[Executable, ...]:
     info = kb.get(fqn)
     if info is None or not info.concrete or info.outer is not None:
         return ()
-    return tuple(c for c in info.ctors if not c.varargs and not c.ptv and not c.deprecated and not c.generic
-                 and all(_usable_type(kb, p) and not p.endswith("[]") for p in c.params))
+    usable = [c for c in info.ctors if not c.varargs and not c.ptv and not c.deprecated and not c.generic
+              and all(_usable_type(kb, p) and not p.endswith("[]") for p in c.params)]
+    return _unambiguous(usable, info.ctors)
 
 
 @functools.cache
@@ -120,6 +126,14 @@ def _static_fields(kb: KnowledgeBase, fqn: str) -> tuple[Field, ...]:
 def _instance_fields(kb: KnowledgeBase, fqn: str) -> tuple[Field, ...]:
     return tuple(f for f in kb.fields(fqn) if not f.static and not f.deprecated and not f.tv
                  and _usable_type(kb, f.type) and _accessible_public(kb, f.owner))
+
+
+def _unambiguous(chosen: list[Executable], every: list[Executable]) -> tuple[Executable, ...]:
+    """The chosen members whose same-name, same-arity overloads in `every` are all chosen too."""
+    ok = {(m.name, m.params) for m in chosen}
+    return tuple(m for m in chosen
+                 if all((o.name, o.params) in ok for o in every
+                        if o.name == m.name and len(o.params) == len(m.params)))
 
 
 def _overloads(methods: tuple[Executable, ...], name: str, arity: int) -> int:

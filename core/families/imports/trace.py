@@ -151,7 +151,8 @@ def ddmin_trace(instance_id: str, result: Any) -> Trace:
     """Rounds of a `ddmin.Minimized` result."""
     docs = [Document(name=DOC, language="java", text=result.original),
             Document(name="minimized", language="java", text=result.minimized or " ")]
-    steps = [TraceStep(index=0, kind="ddmin", label=f"start: {result.tokens_before} tokens; keep {result.expected}",
+    steps = [TraceStep(index=0, kind="ddmin", label=f"start: {result.tokens_before} tokens; keep answers "
+                       f"{'equal to' if getattr(result, 'prop', 'equal') == 'equal' else 'containing'} {result.expected}",
                        focus=Focus(document=DOC, line=1),
                        state=[StateRow(name="tokens", value=str(result.tokens_before), status="new")])]
     for r in result.rounds:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -189,6 +190,29 @@ def test_ddmin_keeps_the_property_within_budget() -> None:
     cut = ddmin(code, infer, budget=3)
     assert not cut.finished and cut.calls <= 3
     assert category("if", set()) == "control_structural" and category("  ", set()) == "whitespace"
+
+
+def test_ddmin_keeps_answers_equal_to_the_expected_imports_as_algorithm_2() -> None:
+    """Issue 20 item 11: a reduced snippet is kept while the answer EQUALS the expected imports (the
+    paper's `expected_imports == actual_imports`); the superset check is the option `prop="superset"`."""
+    code = "public class A { void m() { DateTime d = new DateTime(); Level l = Level.INFO; } }"
+
+    def infer(text: str) -> list[str]:
+        found = [fqn for name, fqn in (("DateTime", "org.joda.time.DateTime"), ("Level", "java.util.logging.Level"))
+                 if name in text]
+        if "new" not in text:  # without a constructor call the solver also guesses java.util.Date
+            found.append("java.util.Date")
+        return found
+
+    expected = sorted(infer(code))
+    equal = ddmin(code, infer, budget=500)
+    assert equal.finished and equal.prop == "equal" and equal.report()["property"] == "equal"
+    assert sorted(infer(equal.minimized)) == expected and "new" in equal.minimized
+    superset = ddmin(code, infer, budget=500, prop="superset")
+    assert superset.finished and "new" not in superset.minimized
+    assert set(expected) < set(infer(superset.minimized)), "an extra import was accepted"
+    with pytest.raises(ValueError):
+        ddmin(code, infer, prop="subset")  # type: ignore[arg-type]
 
 
 def test_folder_library_names() -> None:
