@@ -138,6 +138,15 @@ def _print_compare(result: dict[str, Any]) -> None:
                        f"A right B wrong {len(result['a_right_b_wrong'])}, "
                        f"A wrong B right {len(result['a_wrong_b_right'])}; "
                        f"McNemar exact p = {result['mcnemar_p']:.4g}"))
+    extra = result.get("family_comparison") or {}
+    if extra:
+        table = Table(title=f"{result['family']}: the family's own comparison")
+        table.add_column("measure")
+        table.add_column("value")
+        for key, value in extra.items():
+            shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+            table.add_row(Text(str(key)), Text(shown))
+        console.print(table)
     for label, ids in (("A right, B wrong", result["a_right_b_wrong"]),
                        ("A wrong, B right", result["a_wrong_b_right"])):
         if ids:

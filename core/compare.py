@@ -32,7 +32,8 @@ def compare_runs(a: RunData, b: RunData) -> dict[str, Any]:
     if a.family.id != b.family.id:
         raise UserError(f"cannot compare runs of different families ({a.family.id}, {b.family.id})")
     common = [iid for iid in a.sample0 if iid in b.sample0]
-    if not common:
+    family = _family_comparison(a, b)
+    if not common and not family.get("family_comparison"):
         raise UserError(f"runs {a.run_id} and {b.run_id} share no instance (snapshots "
                         f"{a.run['snapshot']} and {b.run['snapshot']})")
     a_only = [iid for iid in common if a.sample0[iid].correct and not b.sample0[iid].correct]
@@ -52,4 +53,14 @@ def compare_runs(a: RunData, b: RunData) -> dict[str, Any]:
         "a_wrong_b_right": b_only,
         "mcnemar_p": mcnemar_exact(len(a_only), len(b_only)),
         "sample": 0,
+        **family,
     }
+
+
+def _family_comparison(a: RunData, b: RunData) -> dict[str, Any]:
+    """The family's own paired comparison when it has one (imports: Wilcoxon signed-rank on original vs
+    transformed snippets; typeinf: RS/RE), as `report RUN_A RUN_B` gives it."""
+    hook = getattr(a.family, "compare_metrics", None)
+    if not callable(hook):
+        return {}
+    return {"family_comparison": hook([(a.run, a.rows(0)), (b.run, b.rows(0))])}

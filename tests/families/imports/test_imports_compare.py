@@ -67,6 +67,11 @@ def test_report_of_original_and_transformed_runs_gives_wilcoxon_p_values(log_db,
     assert comparison["significant_at_0.05"] == "recall, f1"
     table = CliRunner().invoke(cli, ["report", orig["run"], trans["run"]], catch_exceptions=False).stdout
     assert "recall_wilcoxon_p" in table
+    # `sembench compare` gives the same test (the snapshots share no instance id: paired by snippet)
+    compared = _cli("compare", orig["run"], trans["run"], "--format", "json")
+    assert compared["paired"] == 0 and compared["family_comparison"] == comparison
+    shown = CliRunner().invoke(cli, ["compare", orig["run"], trans["run"]], env={"COLUMNS": "200"}).stdout
+    assert "recall_wilcoxon_p" in shown and "the family's own comparison" in shown
 
 
 def test_no_shared_snippets_or_one_run_gives_no_test() -> None:
