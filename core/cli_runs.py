@@ -379,6 +379,10 @@ def _import_command(ctx: click.Context, snapshot: str, answers: Path, solver_nam
 
 # ---- registration --------------------------------------------------------------------------------------
 def register(cli: click.Group) -> None:
+    from core.cluster.worker import worker_cmd
+
+    cli.add_command(worker_cmd)
+
     @cli.command("run")
     @click.option("--snapshot", default=None, help="Snapshot name (see `sembench snapshot list`).")
     @click.option("--solver", default=None, help="baseline | oracle | a family extra | provider:model")

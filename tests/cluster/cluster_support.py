@@ -92,3 +92,10 @@ def worker_busy(address: str, name: str) -> bool:
         addresses = [a for a, w in info.items() if w.get("name") == name]
         processing = client.processing(addresses)
         return any(processing.get(a) for a in addresses)
+
+
+def worker_address(address: str, name: str) -> str:
+    from distributed import Client
+
+    with Client(address, timeout="10s") as client:
+        return next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w.get("name") == name)

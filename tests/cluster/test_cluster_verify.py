@@ -6,6 +6,8 @@ kills every worker checking it; losing the scheduler stops the run with one line
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, cluster_env, start_cluster, worker_busy
+from cluster_support import REPO, cluster_env, start_cluster, wait_for_workers, worker_address, worker_busy
 
 from core.family import get_family
 from core.instance import Snapshot
@@ -85,6 +87,38 @@ def _toy_snapshot(db: Path, name: str, count: int, poison: bool) -> list:
     return instances
 
 
+def test_a_worker_with_other_code_is_refused_by_name(cluster, tmp_path: Path) -> None:
+    """`sembench worker` on a copy of the code with one line changed: it reports its tools and joins, and
+    the driver refuses it by name before sending anything; the others do the work."""
+    odd = tmp_path / "odd"
+    shutil.copytree(REPO / "core", odd / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    with (odd / "core" / "cluster" / "remote.py").open("a") as handle:
+        handle.write("# another version of Sembench\n")
+    log = (tmp_path / "odd.log").open("wb")
+    env = cluster_env(PYTHONPATH=f"{odd}{os.pathsep}{REPO}")
+    worker = subprocess.Popen([sys.executable, "-m", "core", "worker", cluster.address, "--name", "odd"], env=env,
+                              cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for_workers(cluster.address, 3)
+        fam = get_family("toysum")
+        instances = list(fam.generate(fam.resolve_params("toy-small"), 5, 6))
+        (tmp_path / "i.jsonl").write_text("".join(json.dumps(i.to_json_dict()) + "\n" for i in instances))
+        (tmp_path / "a.jsonl").write_text("".join(
+            json.dumps({"id": i.id, "response": fam.oracle_response(i)}) + "\n" for i in instances))
+        done = subprocess.run(_sembench(tmp_path / "log.db", "verify", "toysum", "--instances",
+                                        str(tmp_path / "i.jsonl"), "--answers", str(tmp_path / "a.jsonl"),
+                                        "--format", "json", "--cluster", cluster.address),
+                              env=cluster_env(), cwd=REPO, capture_output=True, text=True, timeout=300)
+        odd_address = worker_address(cluster.address, "odd")
+    finally:
+        cluster.kill(worker)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["n"] == len(instances)
+    refused = [line for line in done.stderr.splitlines() if line.startswith("refused worker")]
+    assert refused == [f"refused worker {odd_address}: Sembench code {refused[0].split('code ')[1]}"]
+    assert "sembench worker: code " in (tmp_path / "odd.log").read_text()
+
+
 def test_a_run_survives_a_killed_worker_and_names_the_answer_that_kills_workers(cluster, tmp_path: Path) -> None:
     db = tmp_path / "log.db"
     instances = _toy_snapshot(db, "toy", 10, poison=True)
@@ -132,3 +166,13 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_the_resume_command
     lines = [line for line in err.strip().splitlines() if not line.startswith("oracle on toy: ")]
     assert len(lines) == 1 and lines[0].startswith("error: ") and "lost the Dask scheduler" in lines[0], err
     assert f"--db {db} run --resume run-" in lines[0] and "--cluster" in lines[0]
+
+
+def test_sembench_worker_refuses_to_start_without_a_required_tool(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "core", "worker", "tcp://127.0.0.1:9", "--require", "specs"],
+                          env=cluster_env(PATH=str(empty)), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "frama-c" in lines[0], done.stderr
