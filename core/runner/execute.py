@@ -227,7 +227,7 @@ def fewer_collections() -> Iterator[None]:
 def default_concurrency(solver: Solver) -> int:
     endpoint = getattr(getattr(solver, "provider", None), "endpoint", None)
     if endpoint is not None:
-        return endpoint.max_concurrency
+        return endpoint.max_concurrency * len(endpoint.replicas)  # each replica has its own limit
     return min(32, (os.cpu_count() or 2) * 2)
 
 
