@@ -97,7 +97,7 @@ class WorkerMismatch(RuntimeError):
     """This worker's code or tools are not those the driver admitted."""
 
 
-def check_chunk(family_id: str, expected: dict[str, Any], items: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     """Check a chunk with the family's `check_many` (one tool start can serve several answers).
 
     `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
@@ -111,7 +111,8 @@ def check_chunk(family_id: str, expected: dict[str, Any], items: list[tuple[dict
 
     fam = get_family(family_id)
     model = fam.instance_model
-    pairs = [(model.model_validate(inst), response) for inst, response in items]
+    instances = {iid: model.model_validate(data) for iid, data in payload["instances"].items()}
+    pairs = [(instances[iid], response) for iid, response in payload["items"]]
     checked = fam.check_many(pairs)
     return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked],
             "tool_results": _drain(cache)}

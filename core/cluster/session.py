@@ -181,7 +181,12 @@ class ClusterSession:
     def submit(self, family: Family, items: Sequence[tuple[Instance, str]]) -> Any:
         from core.cluster import remote
 
-        payload = [(inst.to_json_dict(), response) for inst, response in items]
+        # each distinct instance once per chunk (k samples of one instance, or answers cycling over a few)
+        instances: dict[str, dict[str, Any]] = {}
+        for inst, _ in items:
+            if inst.id not in instances:
+                instances[inst.id] = inst.to_json_dict()
+        payload = {"instances": instances, "items": [(inst.id, response) for inst, response in items]}
         expected = {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools}
         # Restricted to the admitted workers only when some were refused: a restriction names addresses,
         # and a worker its nanny restarts comes back at a new one (its tasks would wait for ever). Every
