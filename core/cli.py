@@ -250,6 +250,10 @@ def progress_updates(enabled: bool = True) -> Iterator[Any]:
 
 
 # ---- prompt ----------------------------------------------------------------------------------
+CLUSTER = click.option("--cluster", default=None, metavar="ADDRESS",
+                       help="Verify on a Dask cluster: its scheduler's address (tcp://host:8786).")
+WORKERS = click.option("--workers", type=click.IntRange(1, 256), default=None,
+                       help="Verify on a local Dask cluster of N worker processes.")
 INSTANCES = click.option("--instances", "instances_path", required=True,
                          type=click.Path(dir_okay=False, path_type=Path), help="Instances JSONL.")
 OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="JSONL file (default: stdout).")
@@ -333,8 +337,15 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
 @OUT
 @FORMAT
 @unsandboxed_option
-def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str) -> None:
-    """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics."""
+@CLUSTER
+@WORKERS
+@click.pass_context
+def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str,
+           cluster: str | None, workers: int | None) -> None:
+    """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics.
+
+    With --cluster ADDRESS (a Dask scheduler) or --workers N (a local cluster of N processes) the
+    checks run on the cluster's workers, which must have the family's tools (docs/cluster.md)."""
     from core.jsonl import load_answers, load_instances, write_jsonl
 
     fam = get_family(family_id)
@@ -346,8 +357,14 @@ def verify(family_id: str, instances_path: Path, answers_path: Path, out: Path |
         if iid not in instances:
             raise UserError(f"no instance with id '{iid}' in {instances_path}", file=str(answers_path), line=line,
                             field="id")
-    # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
-    checked = fam.check_many([(instances[iid], response) for _, iid, response in answers])
+    pairs = [(instances[iid], response) for _, iid, response in answers]
+    if cluster is not None or workers is not None:
+        from core.cluster.run import verify_on_cluster
+
+        checked = verify_on_cluster(fam, pairs, cluster, workers, (ctx.find_root().obj or {}).get("db"))
+    else:
+        # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
+        checked = fam.check_many(pairs)
     for (_, iid, _response), (answer, verdict) in zip(answers, checked, strict=True):
         rows.append((instances[iid], verdict))
         verdict_lines.append({"id": iid, **verdict.model_dump(mode="json"), "answer": answer.model_dump(mode="json")})

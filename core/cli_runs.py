@@ -141,8 +141,9 @@ class RunProgress:
 
     PLAIN_EVERY_S = 10.0
 
-    def __init__(self, label: str, tty: bool | None = None) -> None:
+    def __init__(self, label: str, tty: bool | None = None, cluster: Any = None) -> None:
         self.label = label
+        self.cluster = cluster  # a core.cluster verifier's dispatcher: its counts join the line
         self.tty = sys.stderr.isatty() if tty is None else tty
         self._progress: Any = None
         self._task: Any = None
@@ -151,8 +152,11 @@ class RunProgress:
 
     def _fields(self, stats: Any) -> dict[str, str]:
         acc = stats.accuracy
+        cluster = ""
+        if self.cluster is not None and self.cluster.dispatcher is not None:
+            cluster = self.cluster.dispatcher.status().line()
         return {"rate": f"{stats.rate:.1f}/s", "errors": str(stats.errors),
-                "acc": "—" if acc is None else f"{acc:.1%}"}
+                "acc": "—" if acc is None else f"{acc:.1%}", "cluster": cluster}
 
     def start(self, stats: Any) -> None:
         if self.tty:
@@ -162,7 +166,7 @@ class RunProgress:
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
-                TextColumn("acc {task.fields[acc]}"), TimeRemainingColumn(),
+                TextColumn("acc {task.fields[acc]}"), TimeRemainingColumn(), TextColumn("{task.fields[cluster]}"),
                 console=Console(stderr=True), transient=False,
             )
             self._progress.start()
@@ -182,8 +186,8 @@ class RunProgress:
         if tenth != self._last_tenth or now - self._last_line >= self.PLAIN_EVERY_S:
             self._last_tenth, self._last_line = tenth, now
             f = self._fields(stats)
-            click.echo(f"{self.label}: {stats.done}/{stats.total} {f['rate']} errors {f['errors']} acc {f['acc']}",
-                       err=True)
+            click.echo(f"{self.label}: {stats.done}/{stats.total} {f['rate']} errors {f['errors']} acc {f['acc']}"
+                       + (f" cluster: {f['cluster']}" if f["cluster"] else ""), err=True)
 
     def finish(self, stats: Any) -> None:
         if self._progress is not None:
@@ -216,7 +220,8 @@ def _resume_config(store: Any, run_id: str, given: dict[str, Any]) -> Any:
 
 def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, samples: int | None,
                  concurrency: int | None, limit: int | None, style: str | None, budget: float | None,
-                 resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, **sampling: Any) -> None:
+                 resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, cluster: str | None = None,
+                 workers: int | None = None, **sampling: Any) -> None:
     from core.runner import RunConfig, resume_command, run_sync
 
     params = sampling_params(**sampling)
@@ -236,7 +241,15 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
                            limit=limit, style=style, budget_s=DEFAULT_BUDGET_S if budget is None else budget,
                            params=params, cache=not no_cache)
     progress = RunProgress(f"{config.solver} on {config.snapshot}")
-    outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress)
+    if cluster is not None or workers is not None:
+        from core.cluster.run import open_session
+
+        with open_session(cluster, workers) as session:
+            progress.cluster = session
+            outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
+                               cluster=session)
+    else:
+        outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress)
     stats = outcome.stats
     summary = {"run": outcome.run_id, "status": outcome.status, "done": stats.done, "total": stats.total,
                "correct": stats.correct, "errors": stats.errors, "cached": stats.cached,
@@ -383,6 +396,10 @@ def _import_command(ctx: click.Context, snapshot: str, answers: Path, solver_nam
 
 # ---- registration --------------------------------------------------------------------------------------
 def register(cli: click.Group) -> None:
+    from core.cluster.worker import worker_cmd
+
+    cli.add_command(worker_cmd)
+
     @cli.command("run")
     @click.option("--snapshot", default=None, help="Snapshot name (see `sembench snapshot list`).")
     @click.option("--solver", default=None, help="baseline | oracle | a family extra | provider:model")
@@ -402,6 +419,10 @@ def register(cli: click.Group) -> None:
                        "an answer (connection, timeout, 429, 5xx, auth); --retry-errors=all: every error "
                        "(also 4xx such as a wrong model name, malformed replies, solver errors).")
     @click.option("--no-cache", is_flag=True, help="Do not use or fill the response cache.")
+    @click.option("--cluster", default=None, metavar="ADDRESS",
+                  help="Verify on a Dask cluster: its scheduler's address (tcp://host:8786); docs/cluster.md.")
+    @click.option("--workers", type=click.IntRange(1, 256), default=None,
+                  help="Verify on a local Dask cluster of N worker processes.")
     @sampling_options
     @FORMAT
     @unsandboxed_option

@@ -96,6 +96,7 @@ class ChatResponse(BaseModel):
     model: str | None = None
     latency_s: float = 0.0  # wall time of the whole complete() call, retries and backoff included
     retries: int = 0
+    replica: str | None = None  # which of the endpoint's base_urls answered, when it has several
 
 
 class ProviderError(Exception):

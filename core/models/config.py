@@ -58,6 +58,10 @@ class Endpoint(BaseModel):
 
     kind: str
     base_url: str
+    # Replicas serving the same model (`base_urls = [...]`, or OPENAI_BASE_URL with commas): requests go
+    # to the one with the fewest in flight, each with max_concurrency of its own (core.models.replicas).
+    # The first is `base_url` (cache keys and messages name it); empty when there is only one.
+    base_urls: tuple[str, ...] = ()
     api_key: SecretStr | None = None
     # Every number has an upper bound: a typo (an extra zero or three) is an error, not 10^9 connections.
     max_concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
@@ -85,6 +89,10 @@ class Endpoint(BaseModel):
             secrets.register(self.api_key.get_secret_value())
 
     @property
+    def replicas(self) -> tuple[str, ...]:
+        return self.base_urls or (self.base_url,)
+
+    @property
     def has_key(self) -> bool:
         return self.api_key is not None and bool(self.api_key.get_secret_value())
 
@@ -99,6 +107,7 @@ class Endpoint(BaseModel):
         shown = {
             "kind": self.kind,
             "base_url": safe_url(self.base_url),
+            **({"base_urls": [safe_url(u) for u in self.base_urls]} if self.base_urls else {}),
             "api_key": "set" if self.has_key else "not set",
             "max_concurrency": self.max_concurrency,
             "timeout_s": self.timeout_s,
@@ -106,7 +115,7 @@ class Endpoint(BaseModel):
             "request_deadline_s": self.request_deadline_s,
             "max_retries": self.max_retries,
         }
-        shown["sources"] = {name: self.source(name) for name in shown if name != "kind"}
+        shown["sources"] = {name: self.source(name) for name in shown if name not in ("kind", "base_urls")}
         return shown
 
 
@@ -171,22 +180,38 @@ def load_endpoints(
         key_env = section.pop("api_key_env", None) or API_KEY_ENV[kind]
         file_key = section.pop("api_key", None)
         file_url = section.pop("base_url", None)
+        file_urls = section.pop("base_urls", None)
         url_env = BASE_URL_ENV[kind]
         source = url_env if env.get(url_env) else f"{path}: [{kind}] base_url"
+        if file_urls is not None and (not isinstance(file_urls, list) or not file_urls
+                                      or not all(isinstance(u, str) and u.strip() for u in file_urls)):
+            raise ConfigError(f"{path}: [{kind}] base_urls must be a non-empty list of URLs")
+        if file_urls is not None and file_url is not None:
+            raise ConfigError(f"{path}: [{kind}] has both base_url and base_urls; keep one")
+        if file_urls is not None:
+            file_url = ",".join(file_urls)
+            source = f"{path}: [{kind}] base_urls"
         base_url = env.get(url_env) or file_url or DEFAULT_BASE_URLS[kind]
         sources = {name: f"config {path}" for name in section}
         sources["base_url"] = f"env {url_env}" if env.get(url_env) else f"config {path}" if file_url else "default"
         api_key, sources["api_key"] = _api_key(env, key_env, file_key, path, kind)
-        if kind == "ollama":
-            base_url = normalize_ollama_host(str(base_url))
-        elif urlsplit(str(base_url)).scheme not in ("http", "https") or not urlsplit(str(base_url)).netloc:
-            # Caught here, once, rather than as a connection error on every request.
-            raise ConfigError(f"{source}: {safe_url(str(base_url))!r} is not an http:// or https:// URL")
+        urls = [u.strip() for u in str(base_url).split(",") if u.strip()] or [DEFAULT_BASE_URLS[kind]]
+        for i, url in enumerate(urls):
+            if kind == "ollama":
+                urls[i] = normalize_ollama_host(url)
+            elif urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+                # Caught here, once, rather than as a connection error on every request.
+                raise ConfigError(f"{source}: {safe_url(url)!r} is not an http:// or https:// URL")
+            urls[i] = urls[i].rstrip("/")
+        if len(set(urls)) != len(urls):
+            raise ConfigError(f"{source}: the same URL is given twice")
+        base_url = urls[0]
         section.setdefault("max_concurrency", DEFAULT_CONCURRENCY[kind])
         try:
             endpoints[kind] = Endpoint(
                 kind=kind,
                 base_url=str(base_url).rstrip("/"),
+                base_urls=tuple(urls) if len(urls) > 1 else (),
                 api_key=SecretStr(api_key) if api_key else None,
                 sources=tuple(sources.items()),
                 **section,

@@ -30,6 +30,7 @@ from core.models.base import (
 )
 from core.models.config import API_KEY_ENV, Endpoint, safe_url
 from core.models.pool import ClientPool
+from core.models.replicas import replica_set
 from core.models.retry import endpoint_semaphore, parse_retry_after, retry_delay
 from core.models.think import ReplyAssembler
 
@@ -146,19 +147,23 @@ class HttpProvider(Provider):
         ep = self.endpoint
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ep.request_deadline_s
+        replicas = replica_set(ep.replicas)
         while True:
             streamed = [False]
+            replica = replicas.pick(loop.time())
+            url = replica.base_url + self.path
             try:
                 async with asyncio.timeout_at(deadline):
-                    async with endpoint_semaphore(self.base_url, ep.max_concurrency):
-                        text, reasoning, meta = await self._attempt(body, stream, on_delta, streamed)
+                    with replicas.holding(replica):
+                        async with endpoint_semaphore(replica.base_url, ep.max_concurrency):
+                            text, reasoning, meta = await self._attempt(url, body, stream, on_delta, streamed)
                 break
             except _CallbackError as exc:
                 raise exc.original from None
             except TimeoutError:
                 raise ProviderError(
                     "timeout",
-                    f"no complete reply from {safe_url(self.url)} within {ep.request_deadline_s:g} s "
+                    f"no complete reply from {safe_url(url)} within {ep.request_deadline_s:g} s "
                     "(request_deadline_s)",
                     retries=retries,
                 ) from None
@@ -167,8 +172,13 @@ class HttpProvider(Provider):
                     raise ProviderError(
                         "cancelled", f"{self.name}: provider closed during the request", retries=retries
                     ) from None
+                now = loop.time()
+                other_replica = False
+                if exc.kind == "connection" and len(replicas) > 1:
+                    replicas.take_out(replica, now)  # for a while; the next try goes to another one
+                    other_replica = replicas.any_up(now, replica)
                 give_up = not exc.retryable or retries >= ep.max_retries
-                delay = 0.0 if give_up else retry_delay(
+                delay = 0.0 if give_up or other_replica else retry_delay(
                     retries,
                     exc.retry_after,
                     base_s=ep.backoff_base_s,
@@ -195,10 +205,11 @@ class HttpProvider(Provider):
             model=self._redact(meta.model) if meta.model else meta.model,
             latency_s=time.perf_counter() - start,
             retries=retries,
+            replica=safe_url(replica.base_url) if len(replicas) > 1 else None,
         )
 
     async def _attempt(
-        self, body: bytes, stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
+        self, url: str, body: bytes, stream: bool, on_delta: DeltaCallback | None, streamed: list[bool]
     ) -> tuple[str, str | None, ReplyMeta]:
         def deliver(kind: str, chunk: str) -> None:
             streamed[0] = True
@@ -220,9 +231,9 @@ class HttpProvider(Provider):
             )
         client = self._get_client()
         try:
-            async with client.post(self.url, body, headers) as resp:
+            async with client.post(url, body, headers) as resp:
                 if resp.status >= 400:
-                    raise await self._status_failure(resp)
+                    raise await self._status_failure(resp, url)
                 ctype = resp.headers.get("content-type", "").lower()
                 if stream and any(t in ctype for t in self.stream_content_types):
                     lines = self._lines(resp)
@@ -240,17 +251,17 @@ class HttpProvider(Provider):
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:  # read/connect timeout (the deadline
             # surfaces as a cancellation in here, not as TimeoutError)
             raise Failure(
-                "timeout", f"{type(exc).__name__} talking to {safe_url(self.url)}", retryable=True
+                "timeout", f"{type(exc).__name__} talking to {safe_url(url)}", retryable=True
             ) from None
         except aiohttp.InvalidURL as exc:
-            raise Failure("connection", f"invalid URL {exc} ({safe_url(self.url)})") from None
+            raise Failure("connection", f"invalid URL {exc} ({safe_url(url)})") from None
         except (aiohttp.ClientError, OSError) as exc:
             detail = " ".join(str(exc).split()) or type(exc).__name__
-            raise Failure("connection", f"{detail} ({safe_url(self.url)})", retryable=True) from None
+            raise Failure("connection", f"{detail} ({safe_url(url)})", retryable=True) from None
         except RuntimeError as exc:
             # aiohttp refuses to use a session closed by aclose() during the request.
             kind = "cancelled" if self._closed else "connection"
-            raise Failure(kind, f"{' '.join(str(exc).split())} ({safe_url(self.url)})") from None
+            raise Failure(kind, f"{' '.join(str(exc).split())} ({safe_url(url)})") from None
         text, reasoning = asm.finish()
         return text, reasoning, meta
 
@@ -272,13 +283,13 @@ class HttpProvider(Provider):
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise malformed(f"unexpected response shape: {type(exc).__name__}: {exc}") from None
 
-    async def _status_failure(self, resp: aiohttp.ClientResponse) -> Failure:
+    async def _status_failure(self, resp: aiohttp.ClientResponse, url: str | None = None) -> Failure:
         status = resp.status
         try:
             body = await self._read_body(resp, ERROR_BODY_LIMIT, truncate=True)
         except (aiohttp.ClientError, OSError, Failure):
             body = b""
-        where = safe_url(self.url)
+        where = safe_url(url or self.url)
         if status in (401, 403):
             # Never echo the body: servers like to quote the key they rejected.
             env = API_KEY_ENV.get(self.kind)

@@ -60,7 +60,7 @@ class ClientPool:
     def __init__(self, endpoint: Endpoint) -> None:
         https = endpoint.base_url.lower().startswith("https:")
         connector = aiohttp.TCPConnector(
-            limit=endpoint.max_concurrency, limit_per_host=0, ssl=ssl_context() if https else False,
+            limit=endpoint.max_concurrency * len(endpoint.replicas), limit_per_host=0, ssl=ssl_context() if https else False,
             keepalive_timeout=60.0,
         )
         self.proxy = env_proxy(endpoint.base_url)

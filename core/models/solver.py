@@ -249,6 +249,8 @@ def to_result(response: ChatResponse, elapsed_s: float) -> SolveResult:
     usage["finish_reason"] = response.finish_reason
     usage["model"] = response.model
     usage["retries"] = response.retries  # the attempt record has no column for it; usage keeps it
+    if response.replica:
+        usage["replica"] = response.replica  # which of several servers of the model answered
     # Metadata is redacted; the text and reasoning go to extraction exactly as the server sent them
     # (their stored copies are redacted by AttemptRecord.row()).
     return SolveResult(

@@ -81,8 +81,10 @@ async def one_attempt(
                     verifier.close()
         return record_from(family, instance, solver.spec, result, prompt=prompt.model_dump(), run_id=run_id,
                            snapshot=snapshot, sample=sample, source="run", started=started, checked=checked)
-    except EnvironmentFault:
-        raise  # the machine failed, not the answer: nothing is recorded, and the run stops (see execute)
+    except (EnvironmentFault, RunAborted):
+        # the machine failed (a tool that cannot run, the verifier's cluster gone), not the answer: nothing
+        # is recorded, and the run stops, resumable (see execute)
+        raise
     except Exception as exc:  # a family bug on one instance is recorded, not allowed to stop the run
         failed = SolveResult(error=f"{type(exc).__name__}: {' '.join(str(exc).split())}", error_kind="internal")
         return record_from(family, instance, solver.spec, failed, prompt={}, run_id=run_id, snapshot=snapshot,
@@ -96,7 +98,7 @@ def _ignore(kind: str, chunk: str) -> None:
 async def execute(
     store: LogStore, family: Family, run_id: str, snapshot: str, items: list[tuple[Instance, int]], solver: Solver,
     stats: RunStats, *, concurrency: int, style: str, observer: Observer | None = None,
-    verify_concurrency: int | None = None, stream: bool = False,
+    verify_concurrency: int | None = None, stream: bool = False, verifier: Any = None,
 ) -> RunStats:
     """Run the items with at most `concurrency` in flight. Each attempt is handed to the writer as soon
     as it is done, and counted (stats, observer, stop rule) once its transaction has committed.
@@ -112,7 +114,8 @@ async def execute(
     stop = StopRule()
     prompts: dict[str, Prompt] = {}
     prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
-    verifier = Verifier(family, verify_concurrency)
+    # a prebuilt verifier (core.cluster's, with the same check/close) or the in-process one
+    verifier = verifier or Verifier(family, verify_concurrency)
     writer = AttemptWriter(store.path)
     # Records handed to the writer whose commit has not been seen: when the workers are cancelled
     # (Ctrl-C, SIGTERM, an abort), writer.close() still commits them, and they are counted.
@@ -231,7 +234,7 @@ def fewer_collections() -> Iterator[None]:
 def default_concurrency(solver: Solver) -> int:
     endpoint = getattr(getattr(solver, "provider", None), "endpoint", None)
     if endpoint is not None:
-        return endpoint.max_concurrency
+        return endpoint.max_concurrency * len(endpoint.replicas)  # each replica has its own limit
     return min(32, (os.cpu_count() or 2) * 2)
 
 
@@ -244,7 +247,7 @@ def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
 
 async def run_async(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None, run_id: str | None = None, stream: bool = False,
+    observer: Observer | None = None, run_id: str | None = None, stream: bool = False, cluster: Any = None,
 ) -> RunOutcome:
     """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
     A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command.
@@ -270,8 +273,14 @@ async def run_async(
         beating = asyncio.create_task(heartbeat(store, run_id))
         try:
             items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
+            verifier = None
+            if cluster is not None:  # a core.cluster.ClusterSession: checks run on its workers
+                from core.cluster.verifier import ClusterVerifier
+                from core.tools.cache import configure
+
+                verifier = ClusterVerifier(cluster, family, configure(store.path))
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
-                          style=style, observer=observer, stream=stream)
+                          style=style, observer=observer, stream=stream, verifier=verifier)
             status = "finished"
         except RunAborted as exc:
             raise UserError(
@@ -310,7 +319,7 @@ def loop_factory() -> Any:
 
 def run_sync(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None, stream: bool = False,
+    observer: Observer | None = None, stream: bool = False, cluster: Any = None,
 ) -> RunOutcome:
     """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
     holder: dict[str, Any] = {}
@@ -333,7 +342,7 @@ def run_sync(
         # SIGINT/SIGTERM cancel the run's task, and stop a synchronous phase (loading, planning) at once
         with stop_on_signals(asyncio.get_running_loop(), asyncio.current_task()):
             return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder(),
-                                   stream=stream)
+                                   stream=stream, cluster=cluster)
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:

@@ -4,7 +4,8 @@ in the TUI with generic views, without any edit outside the tests.
 
 The problem: the sum of a list of small integers, written one per line. `slow_verify_s` in an instance's
 meta makes its verifier sleep that long (the tests use it to show that verification never blocks the UI or
-the runner's streaming).
+the runner's streaming); `kill_verifier` makes it kill the process that checks it (the cluster tests' poison
+answer, only ever checked on a Dask worker).
 """
 
 from __future__ import annotations

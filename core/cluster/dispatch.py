@@ -1,0 +1,167 @@
+"""Chunks sent to the cluster and their results handed back, once each, from one watcher thread.
+
+Callers (the `verify` command, a run's verifier) send chunks with a callback; the watcher thread waits
+on Dask's `as_completed` and calls the callback with one result per answer of the chunk: an
+(Answer, Verdict) pair, or a string saying why there is none (an error naming the instance). Results of
+a chunk are taken when its future completes and never again, so nothing is recorded twice."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core.cluster.session import LOST_AFTER_S, POLL_S, ClusterLost, ClusterSession
+from core.errors import UserError
+from core.family import Family
+from core.instance import Instance
+from core.verdict import Answer, Verdict
+
+Result = tuple[Answer, Verdict] | str
+Deliver = Callable[[list[Result] | BaseException], None]
+
+
+class Dispatcher:
+    def __init__(self, session: ClusterSession, family: Family, tool_cache: Any = None) -> None:
+        from distributed import as_completed
+
+        self.session = session
+        self.family = family
+        self.tool_cache = tool_cache  # the driver's ToolCache: the workers' tool results are written here
+        self._ac = as_completed()
+        self._pending: dict[Any, tuple[list[tuple[Instance, str]], Deliver]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        self.failure: BaseException | None = None
+        self.done = 0
+        self._thread: threading.Thread | None = None
+        session.dispatcher = self
+
+    # -- sending -------------------------------------------------------------------------------------
+    def send(self, items: Sequence[tuple[Instance, str]], deliver: Deliver) -> None:
+        items = list(items)
+        if self.failure is not None:
+            deliver(self.failure)
+            return
+        future = self.session.submit(self.family, items)
+        with self._lock:
+            self._pending[future] = (items, deliver)
+        self._ac.add(future)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._watch, name="sembench-cluster", daemon=True)
+            self._thread.start()
+
+    def in_flight(self) -> dict[str, int]:
+        with self._lock:
+            return {f.key: len(items) for f, (items, _) in self._pending.items()}
+
+    def status(self) -> Any:
+        return self.session.refresh(self.in_flight(), self.done)
+
+    # -- watching ------------------------------------------------------------------------------------
+    def _watch(self) -> None:
+        lost_since: float | None = None
+        while not self._closed:
+            batch = self._ac.next_batch(block=False) if self._ac.has_ready() else []
+            self.session.poll()
+            if not batch:
+                if self.session.alive():
+                    lost_since = None
+                else:
+                    # The client cancels every future as soon as it loses the scheduler (as_completed does
+                    # not report them): that, or no scheduler for LOST_AFTER_S, ends the run.
+                    lost_since = lost_since or time.monotonic()
+                    with self._lock:
+                        cancelled = any(f.status == "cancelled" for f in self._pending)
+                    if cancelled or time.monotonic() - lost_since >= LOST_AFTER_S:
+                        self._fail(ClusterLost(f"lost the Dask scheduler at {self.session.address}"))
+                        return
+                time.sleep(POLL_S)
+                continue
+            for future in batch:
+                with self._lock:
+                    entry = self._pending.pop(future, None)
+                if entry is None:
+                    continue
+                try:
+                    self._finished(future, *entry)
+                except BaseException as exc:  # the cluster is gone (or a callback failed): nobody waits on
+                    self._fail(exc, entry[1])
+                    return
+
+    def _finished(self, future: Any, items: list[tuple[Instance, str]], deliver: Deliver) -> None:
+        from distributed import KilledWorker
+
+        if future.status == "finished":
+            out = future.result()
+            self._record_tools(out.get("tool_results", []))
+            results: list[Result] = [(Answer.model_validate(a), Verdict.model_validate(v)) for a, v in out["checked"]]
+            self.done += len(results)
+            deliver(results)
+            return
+        if future.status == "cancelled":
+            if not self.session.alive():
+                raise ClusterLost(f"lost the Dask scheduler at {self.session.address}")
+            self.send(items, deliver)  # cancelled by someone else: send it again
+            return
+        exc = future.exception()
+        if isinstance(exc, KilledWorker):
+            if len(items) > 1:  # find the answer at fault: each one alone
+                collected: list[Result | None] = [None] * len(items)
+                left = [len(items)]
+                lock = threading.Lock()
+
+                def part(i: int) -> Deliver:
+                    def got(result: list[Result] | BaseException) -> None:
+                        if isinstance(result, BaseException):
+                            deliver(result)
+                            return
+                        with lock:
+                            collected[i] = result[0]
+                            left[0] -= 1
+                            finished = left[0] == 0
+                        if finished:
+                            deliver(list(collected))  # type: ignore[arg-type]
+                    return got
+
+                for i, item in enumerate(items):
+                    self.send([item], part(i))
+                return
+            instance = items[0][0]
+            self.done += 1
+            deliver([f"cluster: checking instance {instance.id} killed the worker running it "
+                     f"{1 + self.session.allowed_failures} times"])
+            return
+        if type(exc).__name__ == "WorkerMismatch":
+            raise UserError(f"refused worker: {' '.join(str(exc).split())}")
+        message = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+        self.done += len(items)
+        deliver([message] * len(items))
+
+    def _record_tools(self, rows: list[Any]) -> None:
+        if self.tool_cache is None or not rows:
+            return
+        from core.tools.process import ToolResult
+
+        for key, tool, version, result in rows:
+            self.tool_cache.put(key, tool, version, ToolResult.model_validate_json(result))
+
+    def _fail(self, exc: BaseException, also: Deliver | None = None) -> None:
+        self.failure = exc
+        with self._lock:
+            waiting, self._pending = [d for _, d in self._pending.values()], {}
+        for deliver in [also, *waiting] if also is not None else waiting:
+            try:
+                deliver(exc)
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            futures = list(self._pending)
+        for future in futures:
+            future.cancel()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)

@@ -1,0 +1,123 @@
+"""What runs on a Dask worker: a probe of the worker (code fingerprint, tool versions) and the check of
+a chunk of (instance, response) pairs. Plain JSON goes in and out, so the driver and the workers share
+no pickled classes, only the family's id and the instances' JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+_FINGERPRINT: str | None = None
+_LOCK = threading.Lock()
+
+
+def code_fingerprint() -> str:
+    """A hash of the content of every Python file of the `core` package (paths relative to it).
+
+    Not core.family_summary.fingerprint(): that one is a local cache's key made of paths and
+    modification times, which differ between two clones of the same commit on two machines."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        _FINGERPRINT = digest.hexdigest()[:16]
+    return _FINGERPRINT
+
+
+_TOOLS: dict[str, str | None] | None = None
+
+
+def tool_versions() -> dict[str, str | None]:
+    """Every tool some family requires: its version here, or None when it is not installed (probed once
+    per worker process: a tool installed or upgraded under a running worker needs a worker restart)."""
+    global _TOOLS
+    if _TOOLS is not None:
+        return _TOOLS
+    from core.family import all_families
+
+    versions: dict[str, str | None] = {}
+    for fam in all_families().values():
+        for tool in fam.requires:
+            if tool.name not in versions:
+                versions[tool.name] = tool.version() if tool.available() else None
+    _TOOLS = versions
+    return versions
+
+
+def probe() -> dict[str, Any]:
+    """What the driver compares across workers before sending any task."""
+    return {"fingerprint": code_fingerprint(), "tools": tool_versions(), "host": socket.gethostname(),
+            "pid": os.getpid()}
+
+
+# ---- the worker's tool cache ----------------------------------------------------------------------
+# Workers never write a database: their tool results are kept in memory and handed back with each
+# chunk's verdicts, for the driver to record (so a later run on the laptop finds them).
+_INSTALLED = False
+
+
+def _install_cache() -> Any:
+    global _INSTALLED
+    import core.tools.cache as cache_module
+
+    class RecordingCache(cache_module.ToolCache):
+        def __init__(self) -> None:
+            super().__init__(None)
+            self.fresh: list[tuple[str, str, str, str]] = []
+
+        def put(self, key: str, tool: str, version: str, result: Any) -> None:
+            super().put(key, tool, version, result)
+            with self._lock:
+                self.fresh.append((key, tool, version, result.model_dump_json()))
+
+    with _LOCK:
+        if not _INSTALLED:
+            with cache_module._CACHE_LOCK:
+                cache_module._CACHE = RecordingCache()
+            _INSTALLED = True
+        return cache_module._CACHE
+
+
+def _drain(cache: Any) -> list[tuple[str, str, str, str]]:
+    with cache._lock:
+        fresh, cache.fresh = cache.fresh, []
+    return fresh
+
+
+class WorkerMismatch(RuntimeError):
+    """This worker's code or tools are not those the driver admitted."""
+
+
+def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """Check a chunk with the family's `check_many` (one tool start can serve several answers).
+
+    `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
+    restarted since with other code or tools refuses the task rather than mix verdicts."""
+    here = {"fingerprint": code_fingerprint(), "tools": tool_versions()}
+    if here != expected:
+        raise WorkerMismatch(f"worker on {socket.gethostname()} runs Sembench code {here['fingerprint']} with "
+                             f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
+    cache = _install_cache()
+    from core.family import get_family
+
+    fam = get_family(family_id)
+    model = fam.instance_model
+    instances = {iid: model.model_validate(data) for iid, data in payload["instances"].items()}
+    pairs = [(instances[iid], response) for iid, response in payload["items"]]
+    checked = fam.check_many(pairs)
+    return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked],
+            "tool_results": _drain(cache)}
+
+
+def noop_chunk(items: list[Any]) -> int:
+    """For the overhead benchmark: a task that does nothing with its chunk."""
+    return len(items)

@@ -1,0 +1,244 @@
+"""The driver's side of a cluster: connect (or start a LocalCluster), admit workers, send chunks of
+checks, survive workers that die, and notice a scheduler that is gone.
+
+Faults:
+- a worker killed mid-task: the scheduler runs its tasks again on another worker (Dask reschedules
+  them; `retries` covers a task that raised). Each chunk's results are taken once, when its future
+  completes, so nothing is recorded twice or lost.
+- a task that kills every worker it runs on: after ALLOWED_FAILURES deaths the scheduler gives up on it
+  (KilledWorker). A chunk of several answers is then split and each answer sent alone, so that the
+  one at fault is named: its result is an error naming the instance, and the others go on.
+- the scheduler gone (the client cannot reach it for LOST_AFTER_S): ClusterLost, a one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import UserError
+from core.family import Family
+from core.instance import Instance
+from core.verdict import Answer, Verdict
+
+ALLOWED_FAILURES = 2  # deaths of a worker running a task before the scheduler gives up on it
+RETRIES = 2  # reruns of a task that raised (a transient fault on a worker)
+LOST_AFTER_S = 15.0
+CHEAP_CHUNK = 2000  # answers per task for in-process checks (cascade, membership): see tests/bench
+TOOL_CHUNK = 1  # answers per task for tool-backed checks, unless the family batches (verify_many)
+BATCH_CHUNK = 8
+POLL_S = 0.05
+
+Checked = tuple[Answer, Verdict]
+
+
+def _quiet_logs() -> None:
+    """The driver says what went wrong in one line; Dask's own logging (reconnection tracebacks, workers
+    that died) would bury it."""
+    for name in ("distributed", *[n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+class ClusterLost(Exception):
+    """The scheduler cannot be reached any more: the run stops (what was recorded stays)."""
+
+
+@dataclass
+class ClusterStatus:
+    queued: int = 0
+    running: int = 0
+    done: int = 0
+    workers: int = 0
+
+    def line(self) -> str:
+        return f"queued {self.queued} running {self.running} done {self.done} workers {self.workers}"
+
+
+@dataclass
+class _Chunk:
+    indices: list[int]
+    splittable: bool = True
+
+
+@dataclass
+class Admission:
+    admitted: list[str]
+    refused: dict[str, str] = field(default_factory=dict)  # worker address -> why
+    fingerprint: str = ""
+    tools: dict[str, str | None] = field(default_factory=dict)
+
+
+def _differences(info: dict[str, Any], reference: dict[str, Any]) -> str:
+    if "error" in info:
+        return info["error"]
+    parts = []
+    if info["fingerprint"] != reference["fingerprint"]:
+        parts.append(f"Sembench code {info['fingerprint']}, not {reference['fingerprint']}")
+    for tool in sorted(set(info["tools"]) | set(reference["tools"])):
+        here, there = info["tools"].get(tool), reference["tools"].get(tool)
+        if here != there:
+            parts.append(f"{tool} {here or 'missing'}, not {there or 'missing'}")
+    return "; ".join(parts)
+
+
+def admit(infos: dict[str, dict[str, Any]]) -> Admission:
+    """The largest group of workers that agree on code and tool versions is admitted; the rest refused."""
+    groups: dict[str, list[str]] = {}
+    for address, info in infos.items():
+        if "error" in info:
+            continue
+        key = json.dumps([info["fingerprint"], info["tools"]], sort_keys=True)
+        groups.setdefault(key, []).append(address)
+    if not groups:
+        raise UserError("no worker of the cluster can run Sembench: "
+                        + "; ".join(f"{a}: {i['error']}" for a, i in sorted(infos.items())))
+    best = sorted(groups.values(), key=lambda g: (-len(g), sorted(g)))[0]
+    reference = infos[best[0]]
+    refused = {a: _differences(i, reference) for a, i in infos.items() if a not in best}
+    return Admission(sorted(best), refused, reference["fingerprint"], reference["tools"])
+
+
+class ClusterSession:
+    """A connection to a Dask scheduler (`address`), or a LocalCluster of `workers` processes."""
+
+    def __init__(self, address: str | None = None, workers: int | None = None, *, wait_s: float = 30.0,
+                 echo: Callable[[str], None] | None = None) -> None:
+        if (address is None) == (workers is None):
+            raise UserError("give either --cluster ADDRESS or --workers N")
+        import dask
+        from distributed import Client
+
+        _quiet_logs()
+
+        self.address = address or "a local cluster"
+        self.echo = echo or (lambda line: print(line, file=sys.stderr))
+        self._local: Any = None
+        self.status = ClusterStatus()
+        self._last_status = 0.0
+        self.dispatcher: Any = None  # the latest core.cluster.dispatch.Dispatcher (for progress displays)
+        try:
+            if workers is not None:
+                from distributed import LocalCluster
+
+                with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+                    self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               host="127.0.0.1", dashboard_address=None,
+                                               silence_logs=logging.CRITICAL)
+                self.client = Client(self._local)
+            else:
+                self.client = Client(address, timeout=f"{wait_s}s")
+            self.client.wait_for_workers(1, timeout=wait_s)
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise UserError(f"cannot reach the Dask scheduler at {self.address} "
+                            f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
+        self.allowed_failures = ALLOWED_FAILURES
+        if self._local is None:
+            try:
+                self.allowed_failures = int(self.client.run_on_scheduler(
+                    dask.config.get, "distributed.scheduler.allowed-failures"))
+            except Exception:
+                pass
+        self.admission = self._admit()
+
+    # -- admission ---------------------------------------------------------------------------------
+    def _admit(self) -> Admission:
+        from core.cluster import remote
+
+        raw = self.client.run(remote.probe, on_error="return")
+        infos = {a: (i if isinstance(i, dict) else {"error": f"cannot run Sembench ({type(i).__name__}: {i})"})
+                 for a, i in raw.items()}
+        admission = admit(infos)
+        for address, why in sorted(admission.refused.items()):
+            self.echo(f"refused worker {address}: {why}")
+        return admission
+
+    def require(self, family: Family) -> None:
+        """The family's tools must be on the admitted workers (the driver need not have them)."""
+        missing = [t for t in family.requires if self.admission.tools.get(t.name) is None]
+        if missing:
+            tool = missing[0]
+            raise UserError(f"the cluster's workers do not have {tool.executable} (Debian package "
+                            f"{tool.package}), which family '{family.id}' needs")
+
+    def family_tools(self, family: Family) -> dict[str, str | None]:
+        return {t.name: self.admission.tools.get(t.name) for t in family.requires}
+
+    # -- chunks ------------------------------------------------------------------------------------
+    @staticmethod
+    def chunk_size(family: Family) -> int:
+        from core.runner.verifying import overrides
+
+        if not family.requires and not overrides(family, "verify_many"):
+            return CHEAP_CHUNK
+        return BATCH_CHUNK if overrides(family, "verify_many") or overrides(family, "check_many") else TOOL_CHUNK
+
+    def submit(self, family: Family, items: Sequence[tuple[Instance, str]]) -> Any:
+        from core.cluster import remote
+
+        # each distinct instance once per chunk (k samples of one instance, or answers cycling over a few)
+        instances: dict[str, dict[str, Any]] = {}
+        for inst, _ in items:
+            if inst.id not in instances:
+                instances[inst.id] = inst.to_json_dict()
+        payload = {"instances": instances, "items": [(inst.id, response) for inst, response in items]}
+        expected = {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools}
+        # Restricted to the admitted workers only when some were refused: a restriction names addresses,
+        # and a worker its nanny restarts comes back at a new one (its tasks would wait for ever). Every
+        # task also checks its worker against what was admitted (remote.check_chunk).
+        restrict = {"workers": self.admission.admitted, "allow_other_workers": False} if self.admission.refused else {}
+        return self.client.submit(remote.check_chunk, family.id, expected, payload, pure=False, retries=RETRIES,
+                                  **restrict)
+
+    def alive(self) -> bool:
+        return self.client.status == "running"
+
+    def poll(self) -> None:
+        """Ask the scheduler which tasks each worker has (from the watcher thread, never from the run's
+        event loop: a call to a scheduler that just died waits, and is bounded here)."""
+        now = time.monotonic()
+        if now - self._last_status < 0.5 or not self.alive():
+            return
+        self._last_status = now
+        try:
+            processing = self.client.sync(self.client.scheduler.processing, workers=None, callback_timeout=2)
+        except Exception:  # a status that cannot be read is only a stale progress line
+            return
+        self._processing = {k for keys in processing.values() for k in keys}
+        self.status.workers = len(processing)
+
+    def refresh(self, pending: dict[str, int], done: int) -> ClusterStatus:
+        """Counts for the progress bar (`pending`: key of each chunk in flight -> its answers), from the
+        last poll: no call to the scheduler."""
+        processing = getattr(self, "_processing", set())
+        self.status.done = done
+        self.status.running = sum(n for key, n in pending.items() if key in processing)
+        self.status.queued = sum(pending.values()) - self.status.running
+        if not self.alive():
+            self.status.workers = 0
+        return self.status
+
+    def close(self) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            try:
+                client.close(timeout=5)
+            except Exception:
+                pass
+        if self._local is not None:
+            try:
+                self._local.close(timeout=10)
+            except Exception:
+                pass
+            self._local = None
+
+    def __enter__(self) -> ClusterSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,85 @@
+"""A run's verification stage on a cluster: the same `check` / `close` as core.runner.verifying.Verifier,
+with the answers sent to the cluster in chunks (the tool cache looked up first, results recorded by the
+driver). A lost scheduler aborts the run (RunAborted: the run stops, resumable); an answer the cluster
+could not check is an error of that attempt, naming the instance."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from core.cluster.checks import CheckCache, Checked
+from core.cluster.dispatch import Dispatcher, Result
+from core.cluster.session import ClusterLost, ClusterSession
+from core.errors import UserError
+from core.family import Family
+from core.instance import Instance
+from core.runner.stop import RunAborted
+
+
+class ClusterCheckFailed(RuntimeError):
+    """The cluster gave no verdict for this answer (the message names the instance)."""
+
+
+class ClusterVerifier:
+    def __init__(self, session: ClusterSession, family: Family, tool_cache: Any, batch_wait_s: float = 0.02) -> None:
+        session.require(family)
+        self.session = session
+        self.family = family
+        self.cache = CheckCache(tool_cache, family, session)
+        self.dispatcher = Dispatcher(session, family, tool_cache)
+        self.batch_size = session.chunk_size(family)
+        self.batch_wait_s = batch_wait_s
+        self._pending: list[tuple[Instance, str, asyncio.Future[Checked]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def check(self, instance: Instance, response: str) -> Checked:
+        hit = self.cache.get(instance, response)
+        if hit is not None:
+            return hit
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Checked] = loop.create_future()
+        self._pending.append((instance, response, future))
+        if len(self._pending) >= self.batch_size:
+            self._flush()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.batch_wait_s, self._flush)
+        checked = await future
+        self.cache.put(instance, response, checked)
+        return checked
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        loop = asyncio.get_running_loop()
+
+        def on_loop(out: list[Result] | BaseException) -> None:
+            for i, (_, _, future) in enumerate(batch):
+                if future.done():
+                    continue
+                if isinstance(out, ClusterLost | UserError):  # the cluster is gone or unfit: stop, resumable
+                    future.set_exception(RunAborted(f"{out} (resume with --cluster again)", None))  # type: ignore[arg-type]
+                elif isinstance(out, BaseException):
+                    future.set_exception(out)
+                elif isinstance(out[i], str):
+                    future.set_exception(ClusterCheckFailed(out[i]))
+                else:
+                    future.set_result(out[i])  # type: ignore[arg-type]
+
+        def deliver(out: list[Result] | BaseException) -> None:  # on the watcher thread
+            try:
+                loop.call_soon_threadsafe(on_loop, out)
+            except RuntimeError:
+                pass  # the run's loop is closed: the run is over
+
+        self.dispatcher.send([(i, r) for i, r, _ in batch], deliver)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.dispatcher.close()

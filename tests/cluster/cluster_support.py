@@ -1,0 +1,101 @@
+"""A real Dask scheduler and workers on 127.0.0.1, started with the `dask` commands the docs name, in
+their own sessions (so a test can kill a worker or the scheduler whole, nanny included)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DASK = str(Path(sys.executable).parent / "dask")
+
+
+def cluster_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"PYTHONPATH": str(REPO), "SEMBENCH_FAMILIES": "tests.kit.toyfamily",
+                # a task that killed its worker twice is given up on (KilledWorker): the poison test's bound
+                "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}, **extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class DaskCluster:
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+
+    def close(self) -> None:
+        for proc in [*self.workers.values(), self.scheduler]:
+            if proc.poll() is None:
+                self.kill(proc)
+
+
+def start_cluster(names: list[str], log_dir: Path) -> DaskCluster:
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = cluster_env()
+
+    def spawn(argv: list[str], log: str) -> subprocess.Popen[bytes]:
+        handle = (log_dir / log).open("wb")
+        return subprocess.Popen(argv, env=env, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    cluster = DaskCluster(address, spawn([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                          "--no-dashboard"], "scheduler.log"))
+    for name in names:
+        cluster.workers[name] = spawn([DASK, "worker", address, "--name", name, "--nthreads", "1",
+                                       "--no-dashboard", "--host", "127.0.0.1"], f"{name}.log")
+    wait_for_workers(address, len(names))
+    return cluster
+
+
+def wait_for_workers(address: str, count: int, timeout_s: float = 120.0) -> None:
+    from distributed import Client
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with Client(address, timeout="10s") as client:
+                client.wait_for_workers(count, timeout=max(1.0, deadline - time.monotonic()))
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def worker_busy(address: str, name: str) -> bool:
+    """Whether the worker called `name` has a task assigned right now."""
+    from distributed import Client
+
+    with Client(address, timeout="10s") as client:
+        info = client.scheduler_info(n_workers=-1)["workers"]
+        addresses = [a for a, w in info.items() if w.get("name") == name]
+        processing = client.processing(addresses)
+        return any(processing.get(a) for a in addresses)
+
+
+def worker_address(address: str, name: str) -> str:
+    from distributed import Client
+
+    with Client(address, timeout="10s") as client:
+        return next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w.get("name") == name)
