@@ -184,7 +184,7 @@ class SembenchApp(App[None]):
             family = get_family(str(data.get("family")))
             instance = family.parse_instance(data)
         except Exception as exc:
-            self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8)
+            self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8, markup=False)
             return
         self.push_screen(InstanceScreen(family, instance, snapshot, tab=tab))
 

@@ -136,7 +136,7 @@ class BrowserScreen(SembenchScreen):
     def on_summary_ready(self, message: SummaryReady) -> None:
         self.summary_loading = False
         if message.error:
-            self.notify(f"cannot read the attempts: {message.error}", severity="error")
+            self.notify(f"cannot read the attempts: {message.error}", severity="error", markup=False)
         elif message.summary is not None:
             self.app.summary = message.summary
             self.app.summary_marker = message.marker
@@ -202,7 +202,7 @@ class BrowserScreen(SembenchScreen):
             name = Text(snap.name)
             if origin != "bundled":
                 name.append(f" {USER_MARK}", style="bold cyan")
-            table.add_row(name, snap.family, str(snap.count), key=snap.name)
+            table.add_row(name, Text(snap.family), str(snap.count), key=snap.name)
 
     @on(Select.Changed, "#family-filter")
     def _family_changed(self) -> None:
@@ -233,7 +233,7 @@ class BrowserScreen(SembenchScreen):
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
             table = load_table(store, name, snap.family, features, known)
         except Exception as exc:
-            self.notify(f"cannot open snapshot {name}: {exc}", severity="error")
+            self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return
         if not features and table.rows:  # a family this version does not know: show what the rows carry
             features = tuple(table.rows[0].features)

@@ -168,9 +168,9 @@ class InstanceScreen(SembenchScreen):
         self.refresh_history()
         self.compute_truth()
         if self._endpoint_error:
-            self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8)
+            self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8, markup=False)
         if self.panel.draft is not None:
-            self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.")
+            self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.", markup=False)
         self.panel.set_shown(self.initial_tab == "solve")
         self._focus_tab(self.initial_tab)
 
@@ -415,7 +415,7 @@ class InstanceScreen(SembenchScreen):
 
     def on_trace_ready(self, message: TraceReady) -> None:
         if message.error:
-            self.notify(f"cannot trace this instance: {message.error}", severity="error")
+            self.notify(f"cannot trace this instance: {message.error}", severity="error", markup=False)
             self.query_one("#step-source", Static).update(Text(f"no trace: {message.error}", style="red"))
             return
         self.truth = message.trace
@@ -527,7 +527,7 @@ class InstanceScreen(SembenchScreen):
     def on_solve_cancelled(self, message: SolveCancelled) -> None:
         self.panel.finished(Text(f"cancelled {message.spec}: nothing recorded", style="yellow"),
                             human=message.spec == HUMAN, sent=False)
-        self.notify(f"Request to {message.spec} cancelled.", severity="warning")
+        self.notify(f"Request to {message.spec} cancelled.", severity="warning", markup=False)
 
     def on_solve_done(self, message: SolveDone) -> None:
         record: AttemptRecord = message.record
@@ -535,19 +535,19 @@ class InstanceScreen(SembenchScreen):
             attempt_id: int | None = self.app.workspace.log.add_attempt(record.row())
         except Exception as exc:
             attempt_id = None
-            self.notify(f"could not write the attempt: {exc}", severity="error")
+            self.notify(f"could not write the attempt: {exc}", severity="error", markup=False)
         self.app.invalidate_summary()
         view = AttemptView.from_record(record, attempt_id)
         if record.error:
             summary = Text(f"✗ {record.solver} failed ({record.error_kind}): {record.error}", style="bold red")
-            self.notify(f"{record.solver}: {record.error}", title="solve failed", severity="error", timeout=8)
+            self.notify(f"{record.solver}: {record.error}", title="solve failed", severity="error", timeout=8, markup=False)
         elif record.correct:
             summary = Text(f"✓ {record.solver}: correct (score {record.score:.3f})", style="bold green")
-            self.notify(f"{record.solver}: correct", title=view.title)
+            self.notify(f"{record.solver}: correct", title=view.title, markup=False)
         else:
             summary = Text(f"✗ {record.solver}: incorrect (score {record.score or 0:.3f}, {record.status})",
                            style="bold red")
-            self.notify(f"{record.solver}: incorrect ({record.status})", title=view.title, severity="warning")
+            self.notify(f"{record.solver}: incorrect ({record.status})", title=view.title, severity="warning", markup=False)
         if record.human_time_s is not None:
             summary.append(f"  human time {fmt_seconds(record.human_time_s)}", style="dim")
         self.panel.finished(summary, human=record.solver == HUMAN)
@@ -586,9 +586,10 @@ class InstanceScreen(SembenchScreen):
             score = row.get("score")
             time_s = row.get("human_time_s") if row.get("human_time_s") is not None else row.get("elapsed_s")
             table.add_row(
-                str(row["id"]), short_time(row.get("started")), row.get("solver") or "", row.get("run_id") or "",
-                row.get("source") or "", verdict, Text(row.get("status") or "", style="dim"),
-                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), (row.get("error") or "")[:40],
+                # Text cells, never str: a DataTable reads a str as markup
+                str(row["id"]), short_time(row.get("started")), Text(row.get("solver") or ""),
+                Text(row.get("run_id") or ""), Text(row.get("source") or ""), verdict, Text(row.get("status") or "", style="dim"),
+                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
@@ -618,4 +619,4 @@ class InstanceScreen(SembenchScreen):
     def on_attempt_loaded(self, message: AttemptLoaded) -> None:
         self.show_attempt(message.attempt, message.trace)
         self.action_show_tab("verdict")
-        self.notify(f"{message.attempt.title} opened in Verdict and Step")
+        self.notify(f"{message.attempt.title} opened in Verdict and Step", markup=False)

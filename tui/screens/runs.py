@@ -182,7 +182,8 @@ class RunsScreen(SembenchScreen):
         progress = Text(bar(done, total or 1, 12).ljust(12), style="cyan")
         progress.append(f" {done}/{total}")
         state = run.get("state") or ""
-        return (run["id"], run.get("snapshot") or "", run.get("solver") or "",
+        # Text cells: a DataTable reads a str as markup (a model name like `m[a]` would lose its brackets)
+        return (Text(run["id"]), Text(run.get("snapshot") or ""), Text(run.get("solver") or ""),
                 Text(state, style=STATE_STYLES.get(state, "")), progress, str(run.get("correct", 0)),
                 str(run.get("errors", 0)), short_time(run.get("created")))
 

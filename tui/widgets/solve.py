@@ -426,7 +426,7 @@ class SolvePanel(Vertical):
                 try:
                     options[key] = cast(raw)
                 except ValueError:
-                    self.notify(f"{key}: '{raw}' is not a number; ignored", severity="warning")
+                    self.notify(f"{key}: '{raw}' is not a number; ignored", severity="warning", markup=False)
         effort = self.query_one("#effort", Select).value
         if isinstance(effort, str):
             options["reasoning_effort"] = effort

@@ -1,0 +1,136 @@
+"""Issue 21: the workbench shows exactly the text that was verified, for every registered family.
+
+Each family's first kit instance is opened in the real app on a temporary log database; a human answer
+holding Rich markup look-alikes is pasted and sent, and the Solve, Verdict and History tabs must show it
+character for character (Rich never reads it as markup)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.widgets import DataTable, Select, TextArea
+
+from core.family import all_families
+from tests.kit.pilot import render_text, settle
+from tests.kit.test_tui_kit import kit_log, require_tools
+from tui.screens.instance import InstanceScreen
+
+SIZE = (160, 60)
+# Every shape Rich markup would eat or act on: a tag, a style, a closing tag, a link and a backslash escape.
+MARKUP = r"[a] [bold] [/] [link=x] \[k] \ "
+TYPE_MARKUP = "[a] -> [bold]"  # a Haskell type that is also markup
+
+
+def reply_for(family_id: str, instance: Any) -> tuple[str, list[str]]:
+    """(a reply holding MARKUP that the family extracts an answer from, the texts the extracted answer
+    section must show as they are)."""
+    if family_id == "cascade":
+        return ('```python\ns = s.replace("[a]", "[bold]")\ns = s.replace("[/]", "[link=x]")\n```\n' + MARKUP,
+                ['replace("[a]", "[bold]")', 'replace("[/]", "[link=x]")'])
+    if family_id == "typeinf":
+        name = instance.name
+        return f"{MARKUP}\n\n{name} :: {TYPE_MARKUP}\n", [f"{name} :: {TYPE_MARKUP}", TYPE_MARKUP]
+    if family_id == "specs":
+        code = instance.code.strip("\n")
+        return (f"{MARKUP}\n```c\n/*@ requires a[k] == 0; [link=x] */\n{code}\n```\n",
+                ["a[k] == 0; [link=x]"])
+    if family_id == "imports":
+        return f"{MARKUP}\n```java\nimport java.util.Map;\n```\n", ["java.util.Map"]
+    return f"{MARKUP}\nTrue\n", []
+
+
+def extracted(screen: str) -> str:
+    """The Verdict tab's extracted answer section."""
+    return screen.split("extracted answer", 1)[-1].split("raw response", 1)[0]
+
+
+async def open_on(app, snapshot: str, instance_id: str, pilot, tab: str = "solve") -> InstanceScreen:
+    await settle(pilot)
+    app.open_instance(snapshot, instance_id, tab=tab)
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, InstanceScreen)
+    return screen
+
+
+async def send_human(pilot, screen: InstanceScreen, text: str) -> None:
+    solver = screen.query_one("#solver", Select)
+    solver.value = "human"
+    await pilot.pause()
+    editor = screen.query_one("#human-answer", TextArea)
+    editor.focus()
+    editor.select_all()
+    pilot.app.post_message(events.Paste(text))  # as a terminal delivers a paste
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+@pytest.fixture
+def quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for var in ("SEMBENCH_CONFIG", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+                "OLLAMA_HOST", "SEMBENCH_DB"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.mark.parametrize("family_id", sorted(all_families()))
+async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet) -> None:
+    from tui.app import SembenchApp
+
+    family = all_families()[family_id]
+    require_tools(family)
+    log, snapshot, instances = kit_log(tmp_path, family)
+    instance = instances[0]
+    reply, wanted = reply_for(family_id, instance)
+    app = SembenchApp(db=log, snapshots=tmp_path / "none.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_on(app, snapshot, instance.id, pilot)
+        await send_human(pilot, screen, reply)
+        rows = app.workspace.log.attempts(instance_id=instance.id)
+        assert len(rows) == 1 and rows[0]["response"] == reply
+        # Solve: the reply as sent
+        await pilot.press("3")
+        solve = render_text(app)
+        assert MARKUP.strip() in solve, f"Solve tab lost the reply:\n{solve}"
+        # Verdict: the extracted answer and the raw reply
+        await pilot.press("4")
+        verdict = render_text(app)
+        assert MARKUP.strip() in verdict, f"Verdict tab lost the reply:\n{verdict}"
+        for text in wanted:
+            assert text in extracted(verdict), f"Verdict tab lost {text!r}:\n{verdict}"
+        # History: the attempt, re-opened in Verdict
+        await pilot.press("5")
+        history = screen.query_one("#history-table", DataTable)
+        history.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        again = render_text(app)
+        assert MARKUP.strip() in again
+        for text in wanted:
+            assert text in extracted(again), f"the attempt opened from History lost {text!r}:\n{again}"
+
+
+async def test_divergence_reads_as_a_sentence(tmp_path: Path, quiet) -> None:
+    """Item 3: where an answer and the truth part is a sentence, never `step=…, reason=…`."""
+    from tui.app import SembenchApp
+
+    family = all_families()["membership"]
+    log, snapshot, instances = kit_log(tmp_path, family)
+    instance = instances[0]
+    wrong = "False" if instance.ground_truth["answer"] else "True"
+    app = SembenchApp(db=log, snapshots=tmp_path / "none.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_on(app, snapshot, instance.id, pilot)
+        await send_human(pilot, screen, wrong)
+        rows = app.workspace.log.attempts(instance_id=instance.id)
+        assert rows[0]["correct"] == 0, rows[0]["status"]
+        await pilot.press("2")
+        assert screen.showing == "answer"
+        text = render_text(app)
+        assert "The answer and the ground truth first disagree at step" in text, text
+        assert f"the answer says {wrong}" in text
+        assert "step=" not in text and "reason=" not in text and "predicted=" not in text
