@@ -6,6 +6,7 @@ character for character (Rich never reads it as markup)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from textual import events
 from textual.widgets import DataTable, Select, TextArea
 
-from core.family import all_families
+from core.family import Family, all_families
 from tests.kit.pilot import render_text, settle
 from tests.kit.test_tui_kit import kit_log, require_tools
 from tui.screens.instance import InstanceScreen
@@ -134,3 +135,75 @@ async def test_divergence_reads_as_a_sentence(tmp_path: Path, quiet) -> None:
         assert "The answer and the ground truth first disagree at step" in text, text
         assert f"the answer says {wrong}" in text
         assert "step=" not in text and "reason=" not in text and "predicted=" not in text
+
+
+def type_keys(text: str) -> list[str]:
+    """The keys a person presses to type `text`."""
+    return ["enter" if ch == "\n" else ch for ch in text]
+
+
+def no_loop(instance: Any) -> bool:
+    return not re.search(r"\b(for|while|do)\b", getattr(instance, "code", ""))
+
+
+def keystrokes(family: Family, instance: Any, template: str) -> list[str]:
+    """The ground truth typed into the family's template as a person would: the part the template leaves
+    open, line by line, moving with the arrow and End keys."""
+    fid = family.id
+    if fid == "cascade":
+        rules = re.findall(r'^s = s\.replace\("(.*)", "(.*)"\)$', family.oracle_response(instance), re.M)
+        keys = type_keys(rules[0][0]) + ["right"] * 4 + type_keys(rules[0][1])
+        for lhs, rhs in rules[1:]:
+            keys += ["end", "enter", *type_keys(f's = s.replace("{lhs}", "{rhs}")')]
+        return keys
+    if fid == "typeinf":
+        return type_keys(instance.ground_truth["signature"].split(" :: ", 1)[1])
+    if fid == "imports":
+        first, *rest = instance.ground_truth["imports"]
+        keys = type_keys(first)
+        for fqn in rest:
+            keys += ["end", "enter", *type_keys(f"import {fqn};")]
+        return keys
+    if fid == "specs":
+        contract = instance.ground_truth["contract"]
+        return type_keys(contract[len("/*@ "):contract.index("\n*/")])
+    if fid == "membership":
+        return type_keys(str(bool(instance.ground_truth["answer"])))
+    oracle = family.oracle_response(instance)
+    assert oracle.startswith(template), f"no keystrokes known for {fid}"
+    return type_keys(oracle[len(template):])
+
+
+@pytest.mark.parametrize("family_id", sorted(all_families()))
+async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Path, quiet) -> None:
+    """Items 4-7: the human editor's template (the task's program for specs, the function's name for
+    typeinf, the cursor inside the fence on the line to edit) plus the ground truth typed as a person
+    would is a correct answer, through the real app."""
+    from tui.app import SembenchApp
+
+    family = all_families()[family_id]
+    require_tools(family)
+    log, snapshot, instances = kit_log(tmp_path, family)
+    instance = next((i for i in instances if no_loop(i)), instances[0]) if family_id == "specs" else instances[0]
+    app = SembenchApp(db=log, snapshots=tmp_path / "none.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_on(app, snapshot, instance.id, pilot)
+        screen.query_one("#solver", Select).value = "human"
+        await pilot.pause()
+        editor = screen.query_one("#human-answer", TextArea)
+        assert app.focused is editor
+        template = editor.text
+        if "```" in template:  # the cursor starts inside the fence
+            row = editor.cursor_location[0]
+            fences = [i for i, line in enumerate(template.split("\n")) if line.startswith("```")]
+            assert fences[0] < row < fences[-1], (template, editor.cursor_location)
+        if family_id == "typeinf":
+            assert template.startswith(f"{instance.name} :: ") or template.startswith(f"({instance.name}) :: ")
+        if family_id == "specs":
+            assert instance.code.strip() in template and template.startswith("```c\n")
+        await pilot.press(*keystrokes(family, instance, template))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        rows = app.workspace.log.attempts(instance_id=instance.id)
+        assert len(rows) == 1 and rows[0]["solver"] == "human"
+        assert rows[0]["correct"] == 1, (rows[0]["status"], rows[0]["response"], rows[0]["error"])

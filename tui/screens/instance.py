@@ -138,7 +138,7 @@ class InstanceScreen(SembenchScreen):
                 self._endpoint_error = error
                 draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
                 yield SolvePanel(sorted(self.family.local_solvers()), endpoints, self.app.clock,
-                                 answer_format=AnswerFormat.of(self.family), problem=self._structured(),
+                                 answer_format=AnswerFormat.of(self.family, self.instance), problem=self._structured(),
                                  prefs=self.app.solve_prefs, draft=draft, id="solve-panel")
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")

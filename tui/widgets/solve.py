@@ -33,6 +33,7 @@ from tui.data import fmt_seconds
 
 if TYPE_CHECKING:
     from core.family import Family
+    from core.instance import Instance
 
 HUMAN = "human"
 ORACLE = "oracle"
@@ -54,13 +55,35 @@ class AnswerFormat:
     template: str = ""
     placeholder: str = DEFAULT_PLACEHOLDER
     language: str = "text"
+    cursor: tuple[int, int] | None = None  # where typing starts (the template's TEMPLATE_CURSOR)
 
     @classmethod
-    def of(cls, family: Family | None) -> AnswerFormat:
+    def of(cls, family: Family | None, instance: Instance | None = None) -> AnswerFormat:
         if family is None:
             return cls()
-        return cls(template=family.answer_template, placeholder=family.answer_placeholder,
-                   language=family.answer_language)
+        from core.family import TEMPLATE_CURSOR
+
+        template = family.answer_template_for(instance)
+        cursor = None
+        if TEMPLATE_CURSOR in template:
+            before = template[:template.index(TEMPLATE_CURSOR)].split("\n")
+            cursor = (len(before) - 1, len(before[-1]))
+            template = template.replace(TEMPLATE_CURSOR, "")
+        return cls(template=template, placeholder=family.answer_placeholder, language=family.answer_language,
+                   cursor=cursor)
+
+    def start(self) -> tuple[int, int]:
+        """Where the cursor starts: the template's mark, else inside the first empty quotes, else the end of
+        the last line inside a closing fence (never after it), else the end."""
+        if self.cursor is not None:
+            return self.cursor
+        lines = self.template.split("\n")
+        for row, line in enumerate(lines):
+            if '""' in line:
+                return row, line.index('""') + 1
+        if len(lines) >= 2 and lines[-1].strip() == "```":
+            return len(lines) - 2, len(lines[-2])
+        return len(lines) - 1, len(lines[-1])
 
 
 @dataclass(frozen=True)
@@ -337,16 +360,11 @@ class SolvePanel(Vertical):
         self.post_message(HumanProgress(True))
 
     def _reset_editor(self) -> None:
-        """The format again, the cursor where the answer goes (inside the first empty quotes)."""
+        """The format again, the cursor where the answer goes (`AnswerFormat.start`)."""
         editor = self.query_one("#human-answer", TextArea)
         if editor.text != self.template:
             editor.text = self.template
-        for row, line in enumerate(self.template.split("\n")):
-            if '""' in line:
-                editor.move_cursor((row, line.index('""') + 1))
-                break
-        else:
-            editor.move_cursor(editor.document.end)
+        editor.move_cursor(self.format.start())
 
     def end_human(self) -> None:
         was = self.answering
