@@ -57,6 +57,8 @@ class SembenchApp(App[None]):
         self.solve_prefs: dict[str, Any] = {}
         # Unsent human answers (tui.widgets.solve.Draft) of instances the user left, by InstanceScreen.draft_key.
         self.drafts: dict[str, Any] = {}
+        # Instances (InstanceScreen.draft_key) whose answer a person revealed in human mode (gave up).
+        self.revealed: set[str] = set()
 
     @property
     def log_path(self) -> Path:

@@ -15,6 +15,7 @@ when the user comes back.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -55,8 +56,23 @@ TABS = ("problem", "step", "solve", "verdict", "history")
 TITLES = {"problem": "1 Problem", "step": "2 Step", "solve": "3 Solve", "verdict": "4 Verdict", "history": "5 History"}
 STEP_ACTIONS = {"step", "toggle_trace"}
 SOLVE_ACTIONS = {"send", "pick_solver", "edit_answer"}
+GAVE_UP = "revealed"  # the attempt's `usage` key: the person revealed the answer before sending this one
 TABS_GROUP = Binding.Group("Tabs", compact=True)
-HIDDEN = "hidden while you answer — submit or abandon first (Solve tab: send with ctrl+s, or pick another solver)"
+HIDDEN = ("hidden while you answer — send your answer first (Solve tab, ctrl+s) or pick another solver; "
+          "v reveals it (giving up: recorded on your attempt)")
+
+
+def source_cell(row: dict[str, Any]) -> Text:
+    """Where an attempt came from; a human one sent after revealing the answer says so."""
+    text = Text(row.get("source") or "")
+    usage = row.get("usage")
+    try:
+        usage = json.loads(usage) if isinstance(usage, str) else usage
+    except ValueError:
+        usage = None
+    if isinstance(usage, dict) and usage.get(GAVE_UP):
+        text.append(" · revealed", style="yellow")
+    return text
 
 
 def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
@@ -88,6 +104,7 @@ class InstanceScreen(SembenchScreen):
         Binding("a", "toggle_trace", "Answer/truth"),
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
+        Binding("v", "reveal", "Reveal (give up)"),
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
@@ -109,6 +126,8 @@ class InstanceScreen(SembenchScreen):
         self._solve_cancel: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
         self._solve_lock = threading.Lock()
         self._leaving = False
+        self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
+        self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
 
     @property
@@ -166,6 +185,7 @@ class InstanceScreen(SembenchScreen):
         table = self.query_one("#history-table", DataTable)
         table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
         self.refresh_history()
+        self._sync_answering()
         self.compute_truth()
         if self._endpoint_error:
             self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8, markup=False)
@@ -182,8 +202,10 @@ class InstanceScreen(SembenchScreen):
         self.refresh_history()  # attempts may have been written meanwhile (a run, another screen)
 
     def on_unmount(self) -> None:
-        # A request still in flight would keep its thread (and so the process, at exit) alive until it ends.
-        self.action_cancel()
+        # A request still in flight would keep its thread (and so the process, at exit) alive until it ends;
+        # a human answer being checked when the user left goes on (its verdict is recorded on arrival).
+        if not self._detached:
+            self.action_cancel()
 
     # -- helpers ---------------------------------------------------------------------------------
     @property
@@ -205,7 +227,15 @@ class InstanceScreen(SembenchScreen):
 
     @property
     def answering(self) -> bool:
-        return self.panel.answering
+        """What would give the answer away is hidden: a human attempt is in progress, or human is the
+        chosen solver and no answer to this instance was sent yet; until the person reveals it."""
+        if self.revealed:
+            return False
+        return self.panel.answering or (self.panel.choice == HUMAN and not self._human_sent)
+
+    @property
+    def revealed(self) -> bool:
+        return self.draft_key in self.app.revealed
 
     def _focus_tab(self, tab: str) -> None:
         """Focus the tab's main widget; never a text field (the Solve tab focuses the solver picker: `e`
@@ -228,6 +258,10 @@ class InstanceScreen(SembenchScreen):
             return False
         if action in SOLVE_ACTIONS and self.active_tab != "solve":
             return False
+        if action == "edit_answer" and isinstance(self.focused, Input | TextArea):
+            return False  # the focus is in the entry already: `e` is an e there, never suggested
+        if action == "reveal" and (not self.answering or isinstance(self.focused, Input | TextArea)):
+            return False
         if action == "cancel" and not self.panel.running:  # from any tab while a request runs
             return False
         return True
@@ -243,7 +277,7 @@ class InstanceScreen(SembenchScreen):
 
     def _sync_answering(self) -> None:
         """While a human attempt is in progress the Step and Verdict tabs show nothing of the answer."""
-        answering = self.panel.answering
+        answering = self.answering
         if answering != self.has_class("-answering"):
             self.set_class(answering, "-answering")
             if answering:
@@ -266,9 +300,14 @@ class InstanceScreen(SembenchScreen):
         """Leave the instance: a running request asks first (leaving cancels it); a human draft is kept."""
         from tui.screens.confirm import ConfirmScreen
 
+        human = self.panel.running and self.panel._spec == HUMAN
+
         def go() -> None:
             self.keep_draft()
-            self.action_cancel()
+            if human:  # the person's answer is kept: its check goes on and its verdict is recorded
+                self._detached = True
+            else:
+                self.action_cancel()
             then()
 
         if not self.panel.running:
@@ -283,9 +322,13 @@ class InstanceScreen(SembenchScreen):
             if yes:
                 go()
 
-        spec = self.panel._spec or "a solver"
-        self.app.push_screen(ConfirmScreen(f"A request to {spec} is still running. Leave this instance anyway "
-                                           "(the request is cancelled and nothing is recorded)?"), answered)
+        if human:
+            question = ("Your answer is still being checked. Leave this instance anyway? Your answer is kept: "
+                        "its verdict is recorded when the check ends (it shows in History).")
+        else:
+            question = (f"A request to {self.panel._spec or 'a solver'} is still running. Leave this instance "
+                        "anyway (the request is cancelled and nothing is recorded)?")
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     # -- actions ---------------------------------------------------------------------------------
     def action_back(self) -> None:
@@ -303,6 +346,14 @@ class InstanceScreen(SembenchScreen):
 
     def action_edit_answer(self) -> None:
         self.panel.focus_entry()
+
+    def action_reveal(self) -> None:
+        """Give up: show the ground truth, the verdict and the reference now. The next human attempt on
+        this instance records that the answer was seen before it was sent."""
+        self.app.revealed.add(self.draft_key)
+        self._sync_answering()
+        self.notify("The answer is revealed; a human answer you send now is recorded as sent after revealing.",
+                    severity="warning")
 
     def step_truth_from_start(self) -> None:
         """The ground truth, from its first step (the command palette's "Step the ground truth")."""
@@ -326,6 +377,11 @@ class InstanceScreen(SembenchScreen):
             self._show_truth()
 
     def action_send(self) -> None:
+        if self.panel.choice == HUMAN:
+            # After what the editor has still to handle (keys, a paste that came in the same burst as
+            # ctrl+s, a priority key the app handles at once): the send reads the editor's current text.
+            self.query_one("#human-answer", TextArea).call_later(self.panel.request)
+            return
         self.panel.request()
 
     def action_cancel(self) -> None:
@@ -446,7 +502,7 @@ class InstanceScreen(SembenchScreen):
         """Run one attempt on a private event loop in this thread: the solver, then the check (extraction,
         verification, the answer's trace) in a further thread, so ctrl+x cancels a slow verifier too.
         The same steps as `core.attempts.attempt`, with the check phase made visible and cancellable."""
-        family, instance = self.family, self.instance
+        family, instance, app = self.family, self.instance, self.app
         loop = asyncio.new_event_loop()
 
         def on_delta(kind: str, chunk: str) -> None:
@@ -506,7 +562,25 @@ class InstanceScreen(SembenchScreen):
                 self._solve_cancel = None
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
-        self.post_message(SolveDone(record, trace))
+        if self._detached or not self.post_message(SolveDone(record, trace)):
+            # the user left while this (human) answer was checked: it is recorded all the same
+            app.call_from_thread(self._record_detached, record)
+
+    def _record_detached(self, record: AttemptRecord) -> None:
+        self._mark_revealed(record)
+        try:
+            self.app.workspace.log.add_attempt(record.row())
+        except Exception as exc:
+            self.app.notify(f"could not write the attempt: {exc}", severity="error", markup=False)
+            return
+        self.app.invalidate_summary()
+        verdict = "error" if record.error else "correct" if record.correct else f"incorrect ({record.status})"
+        self.app.notify(f"Your answer to {record.instance_id} was checked: {verdict}. It is in its History.",
+                        markup=False)
+
+    def _mark_revealed(self, record: AttemptRecord) -> None:
+        if record.solver == HUMAN and self.draft_key in self.app.revealed:
+            record.usage = {**record.usage, GAVE_UP: True}
 
     def _failed_record(self, spec: str, error: str, kind: str) -> AttemptRecord:
         try:
@@ -531,6 +605,9 @@ class InstanceScreen(SembenchScreen):
 
     def on_solve_done(self, message: SolveDone) -> None:
         record: AttemptRecord = message.record
+        self._mark_revealed(record)
+        if record.solver == HUMAN and not record.error:
+            self._human_sent = True
         try:
             attempt_id: int | None = self.app.workspace.log.add_attempt(record.row())
         except Exception as exc:
@@ -574,6 +651,8 @@ class InstanceScreen(SembenchScreen):
 
     def refresh_history(self) -> None:
         self.history = self.app.workspace.log.attempts(instance_id=self.instance.id)
+        if any(row.get("solver") == HUMAN and not row.get("error") for row in self.history):
+            self._human_sent = True
         table = self.query_one("#history-table", DataTable)
         table.clear()
         for row in reversed(self.history):
@@ -588,7 +667,7 @@ class InstanceScreen(SembenchScreen):
             table.add_row(
                 # Text cells, never str: a DataTable reads a str as markup
                 str(row["id"]), short_time(row.get("started")), Text(row.get("solver") or ""),
-                Text(row.get("run_id") or ""), Text(row.get("source") or ""), verdict, Text(row.get("status") or "", style="dim"),
+                Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
                 "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
