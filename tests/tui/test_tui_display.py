@@ -207,3 +207,35 @@ async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Pat
         rows = app.workspace.log.attempts(instance_id=instance.id)
         assert len(rows) == 1 and rows[0]["solver"] == "human"
         assert rows[0]["correct"] == 1, (rows[0]["status"], rows[0]["response"], rows[0]["error"])
+
+
+@pytest.mark.javac
+async def test_imports_compile_errors_on_the_snippets_lines(tmp_path: Path, quiet) -> None:
+    """Item 2: javac's errors (the imports prepended) are shown on the snippet's own lines, marked on its
+    code in Verdict and Step, each diagnostic whole (`symbol:`, `location:`)."""
+    from tui.app import SembenchApp
+
+    family = all_families()["imports"]
+    require_tools(family)
+    log, snapshot, instances = kit_log(tmp_path, family)
+    instance = next(i for i in instances if len(i.ground_truth["imports"]) >= 3)
+    kept, dropped = instance.ground_truth["imports"][1:], instance.ground_truth["imports"][0]
+    name = dropped.rsplit(".", 1)[-1]
+    code_lines = instance.code.split("\n")
+    line = next(n for n, text in enumerate(code_lines, start=1) if re.search(rf"\b{name}\b", text))
+    reply = "```java\n" + "".join(f"import {fqn};\n" for fqn in kept) + "```\n"
+    app = SembenchApp(db=log, snapshots=tmp_path / "none.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_on(app, snapshot, instance.id, pilot)
+        await send_human(pilot, screen, reply)
+        await pilot.press("4")
+        text = render_text(app)
+        assert f"line {line}: cannot find symbol (symbol: class {name}" in text, text
+        assert f"{line:>4} │ {code_lines[line - 1]}" in text  # the code, marked
+        assert f"symbol:   class {name}" in text and "location: class" in text
+        await pilot.press("2")
+        trace = screen.stepper.trace
+        assert trace is not None and trace.steps[-1].kind == "compile"
+        assert trace.steps[-1].focus is not None and trace.steps[-1].focus.line == line
+        await pilot.press("G")
+        assert f"line {line}: cannot find symbol" in render_text(app)
