@@ -43,7 +43,7 @@ from tui.data import (
 from tui.heap import settle
 from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
-from tui.widgets.table import VirtualTable
+from tui.widgets.table import RowTable, VirtualTable
 
 NARROW = 100  # below this many columns the snapshot pane gets narrower
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
@@ -83,7 +83,7 @@ class BrowserScreen(SembenchScreen):
             with Vertical(id="snapshot-pane"):
                 yield Static("Snapshots", classes="pane-title", id="pane-title")
                 yield Select([], prompt="all families", id="family-filter")
-                yield DataTable(id="snapshots", cursor_type="row")
+                yield RowTable(id="snapshots", cursor_type="row")
             with Vertical(id="instance-pane"):
                 with Horizontal(id="filters"):
                     yield Input(placeholder="search: words, feature=value, feature>=3 …", id="search")

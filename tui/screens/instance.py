@@ -51,6 +51,7 @@ from tui.widgets.solve import (
     SolveRequest,
 )
 from tui.widgets.steppers import StepperView
+from tui.widgets.table import RowTable
 
 TABS = ("problem", "step", "solve", "verdict", "history")
 TITLES = {"problem": "1 Problem", "step": "2 Step", "solve": "3 Solve", "verdict": "4 Verdict", "history": "5 History"}
@@ -165,7 +166,7 @@ class InstanceScreen(SembenchScreen):
                     yield Static(verdict_renderable(None), id="verdict-view")
             with TabPane(TITLES["history"], id="history"):
                 yield Static("enter: open the attempt in Verdict and Step", id="history-hint")
-                yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def _structured(self) -> Any:
