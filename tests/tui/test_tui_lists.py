@@ -3,7 +3,7 @@ Runs."""
 
 from __future__ import annotations
 
-from conftest import CASCADE_SNAPSHOT, MEMBERSHIP_SNAPSHOT, SIZE, settle
+from conftest import CASCADE_SNAPSHOT, MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
 from textual.widgets import DataTable
 
 from core.family import get_family
@@ -51,3 +51,24 @@ async def test_home_end_in_every_list(make_app, workbench) -> None:
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
         await home_end(pilot, app.screen.query_one("#runs-table", DataTable))
+
+
+async def test_small_terminal_solve_tab_keeps_the_editor(make_app, workbench) -> None:
+    """Item 16 (in part): at 60x16 the Solve tab still shows the human editor (the problem folds away;
+    the Problem tab has it); at 80x24 the problem stays above the editor."""
+    from textual.widgets import Select, TextArea
+
+    for size, folded in (((60, 16), True), ((80, 24), False)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            app.open_instance(CASCADE_SNAPSHOT, workbench.cascade[0].id, tab="solve")
+            await settle(pilot)
+            screen = app.screen
+            screen.query_one("#solver", Select).value = "human"
+            await settle(pilot)
+            editor = screen.query_one("#human-answer", TextArea)
+            region = editor.region
+            assert region.height >= 3 and region.bottom <= size[1], (size, region)
+            assert "s = s.replace(" in render_text(app)
+            assert screen.query_one("#human-problem").display is not folded

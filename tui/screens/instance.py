@@ -19,7 +19,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -87,6 +87,9 @@ def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
 
 
 class InstanceScreen(SembenchScreen):
+    # A short terminal (under 20 rows, e.g. 60x16) folds the problem above the human editor and keeps
+    # the header to one line, so the editor stays on screen (the Problem tab still has it all).
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (20, "-tall")]
     BINDINGS = [
         Binding("escape", "back", "Back"),
         # Digits switch tabs from every widget that does not take them as text (all but the text fields).
