@@ -43,6 +43,17 @@ def reply_for(family_id: str, instance: Any) -> tuple[str, list[str]]:
     return f"{MARKUP}\nTrue\n", []
 
 
+async def whole_verdict(app, pilot, screen: InstanceScreen) -> str:
+    """The Verdict tab as read top to bottom (scrolled to its end when it is longer than the screen)."""
+    top = render_text(app)
+    screen.query_one("#verdict-scroll").scroll_end(animate=False)
+    await pilot.pause()
+    bottom = render_text(app)
+    screen.query_one("#verdict-scroll").scroll_home(animate=False)
+    await pilot.pause()
+    return top + "\n" + bottom
+
+
 def extracted(screen: str) -> str:
     """The Verdict tab's extracted answer section."""
     return screen.split("extracted answer", 1)[-1].split("raw response", 1)[0]
@@ -99,7 +110,7 @@ async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet
         assert MARKUP.strip() in solve, f"Solve tab lost the reply:\n{solve}"
         # Verdict: the extracted answer and the raw reply
         await pilot.press("4")
-        verdict = render_text(app)
+        verdict = await whole_verdict(app, pilot, screen)
         assert MARKUP.strip() in verdict, f"Verdict tab lost the reply:\n{verdict}"
         for text in wanted:
             assert text in extracted(verdict), f"Verdict tab lost {text!r}:\n{verdict}"
@@ -109,7 +120,7 @@ async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet
         history.focus()
         await pilot.press("enter")
         await settle(pilot)
-        again = render_text(app)
+        again = await whole_verdict(app, pilot, screen)
         assert MARKUP.strip() in again
         for text in wanted:
             assert text in extracted(again), f"the attempt opened from History lost {text!r}:\n{again}"
