@@ -34,6 +34,10 @@ LocalSolver = Callable[["Instance", float], str]  # (instance, budget in s) -> r
 EXTRA_FAMILIES_ENV = "SEMBENCH_FAMILIES"
 
 
+# Where the cursor starts in an answer template: a character no source text holds.
+TEMPLATE_CURSOR = "\x00"
+
+
 @dataclass(frozen=True)
 class Citation:
     """The paper a family reproduces, cited so that a reader can find it without this repository.
@@ -170,7 +174,7 @@ class Family:
     # External tools (core.tools.Tool) the verifier needs; `sembench families` says if they are there.
     requires: ClassVar[tuple[Tool, ...]] = ()
     # How a person writes an answer in the human editor: its syntax and what the editor starts with
-    # (the format only, never anything derived from an instance).
+    # (the format; `answer_template_for` may fill in what the problem itself shows, never the answer).
     answer_language: ClassVar[str] = "text"
     answer_template: ClassVar[str] = ""
     answer_placeholder: ClassVar[str] = "your answer, written as a model would (the family's extractor reads it)"
@@ -243,6 +247,12 @@ class Family:
     # ---- solving and checking -----------------------------------------------------------------
     def prompt(self, instance: Instance, style: str = "chat") -> Prompt:
         raise self._missing("prompt")
+
+    def answer_template_for(self, instance: Instance | None) -> str:
+        """What the human editor starts with for this instance: `answer_template`, filled in with what the
+        problem itself shows (a function's name, the program to annotate), never anything of the answer.
+        It may hold one TEMPLATE_CURSOR where typing starts (the editor takes it out)."""
+        return self.answer_template
 
     def extract(self, text: str, instance: Instance | None = None) -> Answer:
         """Pull the answer out of raw model text. Never raises, on any input."""

@@ -63,6 +63,8 @@ class SembenchApp(App[None]):
                                              if isinstance(v, str) or v is None}
         # Unsent human answers (tui.widgets.solve.Draft) of instances the user left, by InstanceScreen.draft_key.
         self.drafts: dict[str, Any] = {}
+        # Instances (InstanceScreen.draft_key) whose answer a person revealed in human mode (gave up).
+        self.revealed: set[str] = set()
 
     @property
     def log_path(self) -> Path:
@@ -198,7 +200,7 @@ class SembenchApp(App[None]):
             family = get_family(str(data.get("family")))
             instance = family.parse_instance(data)
         except Exception as exc:
-            self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8)
+            self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8, markup=False)
             return
         self.push_screen(InstanceScreen(family, instance, snapshot, tab=tab))
 

@@ -342,7 +342,7 @@ async def test_switching_solver_clears_the_last_status(make_app, workbench, monk
         screen.query_one("#solver", Select).value = "model:openai"
         await pilot.pause()
         text = render_text(app)
-        assert "baseline: correct" not in text and "Give the model name" in text and not screen.panel.stream_text
+        assert "baseline: correct" not in text and "The model-name field has the focus: type the model name" in text and not screen.panel.stream_text
 
 
 async def test_runs_state_column_and_metrics_title_follow_the_run(make_app, workbench) -> None:

@@ -130,7 +130,8 @@ def cascade_problem(family: Family, instance: Instance, trace: Trace | None = No
     table.add_column("")
     table.add_column("output")
     for i, (src, dst) in enumerate(zip(inputs, outputs, strict=False)):
-        table.add_row(str(i + 1), src or "ε", "→", dst or "ε")
+        table.add_row(str(i + 1), Text(src) if src else Text("ε", style="dim"), "→",
+                      Text(dst) if dst else Text("ε", style="dim"))
     max_programs = getattr(instance, "max_programs", None)
     note = Text(f"at most {max_programs()} rules are evaluated", style="dim") if callable(max_programs) else Text("")
     return Group(table, note)

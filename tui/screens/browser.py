@@ -43,7 +43,7 @@ from tui.data import (
 from tui.heap import settle
 from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
-from tui.widgets.table import VirtualTable
+from tui.widgets.table import RowTable, VirtualTable
 
 NARROW = 100  # below this many columns the snapshot pane gets narrower
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
@@ -84,7 +84,7 @@ class BrowserScreen(SembenchScreen):
             with Vertical(id="snapshot-pane"):
                 yield Static("Snapshots", classes="pane-title", id="pane-title")
                 yield Select([], prompt="all families", id="family-filter")
-                yield DataTable(id="snapshots", cursor_type="row")
+                yield RowTable(id="snapshots", cursor_type="row")
             with Vertical(id="instance-pane"):
                 with Horizontal(id="filters"):
                     yield Input(placeholder="search: words, feature=value, feature>=3 …", id="search")
@@ -168,7 +168,7 @@ class BrowserScreen(SembenchScreen):
     def on_summary_ready(self, message: SummaryReady) -> None:
         self.summary_loading = False
         if message.error:
-            self.notify(f"cannot read the attempts: {message.error}", severity="error")
+            self.notify(f"cannot read the attempts: {message.error}", severity="error", markup=False)
         elif message.summary is not None:
             self.app.summary = message.summary
             self.app.summary_marker = message.marker
@@ -234,7 +234,7 @@ class BrowserScreen(SembenchScreen):
             name = Text(snap.name)
             if origin != "bundled":
                 name.append(f" {USER_MARK}", style="bold cyan")
-            table.add_row(name, snap.family, str(snap.count), key=snap.name)
+            table.add_row(name, Text(snap.family), str(snap.count), key=snap.name)
 
     @on(Select.Changed, "#family-filter")
     def _family_changed(self) -> None:
@@ -269,7 +269,7 @@ class BrowserScreen(SembenchScreen):
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
             table = load_table(store, name, snap.family, features, known)
         except Exception as exc:
-            self.notify(f"cannot open snapshot {name}: {exc}", severity="error")
+            self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return
         if not features and table.rows:  # a family this version does not know: show what the rows carry
             features = tuple(table.rows[0].features)

@@ -15,10 +15,11 @@ when the user comes back.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -50,13 +51,29 @@ from tui.widgets.solve import (
     SolveRequest,
 )
 from tui.widgets.steppers import StepperView
+from tui.widgets.table import RowTable
 
 TABS = ("problem", "step", "solve", "verdict", "history")
 TITLES = {"problem": "1 Problem", "step": "2 Step", "solve": "3 Solve", "verdict": "4 Verdict", "history": "5 History"}
 STEP_ACTIONS = {"step", "toggle_trace"}
 SOLVE_ACTIONS = {"send", "pick_solver", "edit_answer"}
+GAVE_UP = "revealed"  # the attempt's `usage` key: the person revealed the answer before sending this one
 TABS_GROUP = Binding.Group("Tabs", compact=True)
-HIDDEN = "hidden while you answer — submit or abandon first (Solve tab: send with ctrl+s, or pick another solver)"
+HIDDEN = ("hidden while you answer — send your answer first (Solve tab, ctrl+s) or pick another solver; "
+          "v reveals it (giving up: recorded on your attempt)")
+
+
+def source_cell(row: dict[str, Any]) -> Text:
+    """Where an attempt came from; a human one sent after revealing the answer says so."""
+    text = Text(row.get("source") or "")
+    usage = row.get("usage")
+    try:
+        usage = json.loads(usage) if isinstance(usage, str) else usage
+    except ValueError:
+        usage = None
+    if isinstance(usage, dict) and usage.get(GAVE_UP):
+        text.append(" · revealed", style="yellow")
+    return text
 
 
 def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
@@ -70,6 +87,9 @@ def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
 
 
 class InstanceScreen(SembenchScreen):
+    # A short terminal (under 20 rows, e.g. 60x16) folds the problem above the human editor and keeps
+    # the header to one line, so the editor stays on screen (the Problem tab still has it all).
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (20, "-tall")]
     BINDINGS = [
         Binding("escape", "back", "Back"),
         # Digits switch tabs from every widget that does not take them as text (all but the text fields).
@@ -88,6 +108,7 @@ class InstanceScreen(SembenchScreen):
         Binding("a", "toggle_trace", "Answer/truth"),
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
+        Binding("v", "reveal", "Reveal (give up)"),
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
@@ -109,6 +130,8 @@ class InstanceScreen(SembenchScreen):
         self._solve_cancel: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
         self._solve_lock = threading.Lock()
         self._leaving = False
+        self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
+        self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
 
     @property
@@ -138,7 +161,7 @@ class InstanceScreen(SembenchScreen):
                 self._endpoint_error = error
                 draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
                 yield SolvePanel(sorted(self.family.local_solvers()), endpoints, self.app.clock,
-                                 answer_format=AnswerFormat.of(self.family), problem=self._structured(),
+                                 answer_format=AnswerFormat.of(self.family, self.instance), problem=self._structured(),
                                  prefs=self.app.solve_prefs, draft=draft, id="solve-panel")
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
@@ -146,7 +169,7 @@ class InstanceScreen(SembenchScreen):
                     yield Static(verdict_renderable(None), id="verdict-view")
             with TabPane(TITLES["history"], id="history"):
                 yield Static("enter: open the attempt in Verdict and Step", id="history-hint")
-                yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def _structured(self) -> Any:
@@ -166,11 +189,12 @@ class InstanceScreen(SembenchScreen):
         table = self.query_one("#history-table", DataTable)
         table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
         self.refresh_history()
+        self._sync_answering()
         self.compute_truth()
         if self._endpoint_error:
-            self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8)
+            self.notify(f"model endpoints: {self._endpoint_error}", severity="error", timeout=8, markup=False)
         if self.panel.draft is not None:
-            self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.")
+            self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.", markup=False)
         self.panel.set_shown(self.initial_tab == "solve")
         self._focus_tab(self.initial_tab)
 
@@ -182,8 +206,10 @@ class InstanceScreen(SembenchScreen):
         self.refresh_history()  # attempts may have been written meanwhile (a run, another screen)
 
     def on_unmount(self) -> None:
-        # A request still in flight would keep its thread (and so the process, at exit) alive until it ends.
-        self.action_cancel()
+        # A request still in flight would keep its thread (and so the process, at exit) alive until it ends;
+        # a human answer being checked when the user left goes on (its verdict is recorded on arrival).
+        if not self._detached:
+            self.action_cancel()
 
     # -- helpers ---------------------------------------------------------------------------------
     @property
@@ -205,7 +231,15 @@ class InstanceScreen(SembenchScreen):
 
     @property
     def answering(self) -> bool:
-        return self.panel.answering
+        """What would give the answer away is hidden: a human attempt is in progress, or human is the
+        chosen solver and no answer to this instance was sent yet; until the person reveals it."""
+        if self.revealed:
+            return False
+        return self.panel.answering or (self.panel.choice == HUMAN and not self._human_sent)
+
+    @property
+    def revealed(self) -> bool:
+        return self.draft_key in self.app.revealed
 
     def _focus_tab(self, tab: str) -> None:
         """Focus the tab's main widget; never a text field (the Solve tab focuses the solver picker: `e`
@@ -228,6 +262,10 @@ class InstanceScreen(SembenchScreen):
             return False
         if action in SOLVE_ACTIONS and self.active_tab != "solve":
             return False
+        if action == "edit_answer" and isinstance(self.focused, Input | TextArea):
+            return False  # the focus is in the entry already: `e` is an e there, never suggested
+        if action == "reveal" and (not self.answering or isinstance(self.focused, Input | TextArea)):
+            return False
         if action == "cancel" and not self.panel.running:  # from any tab while a request runs
             return False
         return True
@@ -243,7 +281,7 @@ class InstanceScreen(SembenchScreen):
 
     def _sync_answering(self) -> None:
         """While a human attempt is in progress the Step and Verdict tabs show nothing of the answer."""
-        answering = self.panel.answering
+        answering = self.answering
         if answering != self.has_class("-answering"):
             self.set_class(answering, "-answering")
             if answering:
@@ -266,9 +304,14 @@ class InstanceScreen(SembenchScreen):
         """Leave the instance: a running request asks first (leaving cancels it); a human draft is kept."""
         from tui.screens.confirm import ConfirmScreen
 
+        human = self.panel.running and self.panel._spec == HUMAN
+
         def go() -> None:
             self.keep_draft()
-            self.action_cancel()
+            if human:  # the person's answer is kept: its check goes on and its verdict is recorded
+                self._detached = True
+            else:
+                self.action_cancel()
             then()
 
         if not self.panel.running:
@@ -283,9 +326,13 @@ class InstanceScreen(SembenchScreen):
             if yes:
                 go()
 
-        spec = self.panel._spec or "a solver"
-        self.app.push_screen(ConfirmScreen(f"A request to {spec} is still running. Leave this instance anyway "
-                                           "(the request is cancelled and nothing is recorded)?"), answered)
+        if human:
+            question = ("Your answer is still being checked. Leave this instance anyway? Your answer is kept: "
+                        "its verdict is recorded when the check ends (it shows in History).")
+        else:
+            question = (f"A request to {self.panel._spec or 'a solver'} is still running. Leave this instance "
+                        "anyway (the request is cancelled and nothing is recorded)?")
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     # -- actions ---------------------------------------------------------------------------------
     def action_back(self) -> None:
@@ -303,6 +350,14 @@ class InstanceScreen(SembenchScreen):
 
     def action_edit_answer(self) -> None:
         self.panel.focus_entry()
+
+    def action_reveal(self) -> None:
+        """Give up: show the ground truth, the verdict and the reference now. The next human attempt on
+        this instance records that the answer was seen before it was sent."""
+        self.app.revealed.add(self.draft_key)
+        self._sync_answering()
+        self.notify("The answer is revealed; a human answer you send now is recorded as sent after revealing.",
+                    severity="warning")
 
     def step_truth_from_start(self) -> None:
         """The ground truth, from its first step (the command palette's "Step the ground truth")."""
@@ -326,6 +381,11 @@ class InstanceScreen(SembenchScreen):
             self._show_truth()
 
     def action_send(self) -> None:
+        if self.panel.choice == HUMAN:
+            # After what the editor has still to handle (keys, a paste that came in the same burst as
+            # ctrl+s, a priority key the app handles at once): the send reads the editor's current text.
+            self.query_one("#human-answer", TextArea).call_later(self.panel.request)
+            return
         self.panel.request()
 
     def action_cancel(self) -> None:
@@ -415,7 +475,7 @@ class InstanceScreen(SembenchScreen):
 
     def on_trace_ready(self, message: TraceReady) -> None:
         if message.error:
-            self.notify(f"cannot trace this instance: {message.error}", severity="error")
+            self.notify(f"cannot trace this instance: {message.error}", severity="error", markup=False)
             self.query_one("#step-source", Static).update(Text(f"no trace: {message.error}", style="red"))
             return
         self.truth = message.trace
@@ -446,7 +506,7 @@ class InstanceScreen(SembenchScreen):
         """Run one attempt on a private event loop in this thread: the solver, then the check (extraction,
         verification, the answer's trace) in a further thread, so ctrl+x cancels a slow verifier too.
         The same steps as `core.attempts.attempt`, with the check phase made visible and cancellable."""
-        family, instance = self.family, self.instance
+        family, instance, app = self.family, self.instance, self.app
         loop = asyncio.new_event_loop()
 
         def on_delta(kind: str, chunk: str) -> None:
@@ -506,7 +566,25 @@ class InstanceScreen(SembenchScreen):
                 self._solve_cancel = None
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
-        self.post_message(SolveDone(record, trace))
+        if self._detached or not self.post_message(SolveDone(record, trace)):
+            # the user left while this (human) answer was checked: it is recorded all the same
+            app.call_from_thread(self._record_detached, record)
+
+    def _record_detached(self, record: AttemptRecord) -> None:
+        self._mark_revealed(record)
+        try:
+            self.app.workspace.log.add_attempt(record.row())
+        except Exception as exc:
+            self.app.notify(f"could not write the attempt: {exc}", severity="error", markup=False)
+            return
+        self.app.invalidate_summary()
+        verdict = "error" if record.error else "correct" if record.correct else f"incorrect ({record.status})"
+        self.app.notify(f"Your answer to {record.instance_id} was checked: {verdict}. It is in its History.",
+                        markup=False)
+
+    def _mark_revealed(self, record: AttemptRecord) -> None:
+        if record.solver == HUMAN and self.draft_key in self.app.revealed:
+            record.usage = {**record.usage, GAVE_UP: True}
 
     def _failed_record(self, spec: str, error: str, kind: str) -> AttemptRecord:
         try:
@@ -527,27 +605,30 @@ class InstanceScreen(SembenchScreen):
     def on_solve_cancelled(self, message: SolveCancelled) -> None:
         self.panel.finished(Text(f"cancelled {message.spec}: nothing recorded", style="yellow"),
                             human=message.spec == HUMAN, sent=False)
-        self.notify(f"Request to {message.spec} cancelled.", severity="warning")
+        self.notify(f"Request to {message.spec} cancelled.", severity="warning", markup=False)
 
     def on_solve_done(self, message: SolveDone) -> None:
         record: AttemptRecord = message.record
+        self._mark_revealed(record)
+        if record.solver == HUMAN and not record.error:
+            self._human_sent = True
         try:
             attempt_id: int | None = self.app.workspace.log.add_attempt(record.row())
         except Exception as exc:
             attempt_id = None
-            self.notify(f"could not write the attempt: {exc}", severity="error")
+            self.notify(f"could not write the attempt: {exc}", severity="error", markup=False)
         self.app.invalidate_summary()
         view = AttemptView.from_record(record, attempt_id)
         if record.error:
             summary = Text(f"✗ {record.solver} failed ({record.error_kind}): {record.error}", style="bold red")
-            self.notify(f"{record.solver}: {record.error}", title="solve failed", severity="error", timeout=8)
+            self.notify(f"{record.solver}: {record.error}", title="solve failed", severity="error", timeout=8, markup=False)
         elif record.correct:
             summary = Text(f"✓ {record.solver}: correct (score {record.score:.3f})", style="bold green")
-            self.notify(f"{record.solver}: correct", title=view.title)
+            self.notify(f"{record.solver}: correct", title=view.title, markup=False)
         else:
             summary = Text(f"✗ {record.solver}: incorrect (score {record.score or 0:.3f}, {record.status})",
                            style="bold red")
-            self.notify(f"{record.solver}: incorrect ({record.status})", title=view.title, severity="warning")
+            self.notify(f"{record.solver}: incorrect ({record.status})", title=view.title, severity="warning", markup=False)
         if record.human_time_s is not None:
             summary.append(f"  human time {fmt_seconds(record.human_time_s)}", style="dim")
         self.panel.finished(summary, human=record.solver == HUMAN)
@@ -574,6 +655,8 @@ class InstanceScreen(SembenchScreen):
 
     def refresh_history(self) -> None:
         self.history = self.app.workspace.log.attempts(instance_id=self.instance.id)
+        if any(row.get("solver") == HUMAN and not row.get("error") for row in self.history):
+            self._human_sent = True
         table = self.query_one("#history-table", DataTable)
         table.clear()
         for row in reversed(self.history):
@@ -586,9 +669,10 @@ class InstanceScreen(SembenchScreen):
             score = row.get("score")
             time_s = row.get("human_time_s") if row.get("human_time_s") is not None else row.get("elapsed_s")
             table.add_row(
-                str(row["id"]), short_time(row.get("started")), row.get("solver") or "", row.get("run_id") or "",
-                row.get("source") or "", verdict, Text(row.get("status") or "", style="dim"),
-                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), (row.get("error") or "")[:40],
+                # Text cells, never str: a DataTable reads a str as markup
+                str(row["id"]), short_time(row.get("started")), Text(row.get("solver") or ""),
+                Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
+                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
@@ -618,4 +702,4 @@ class InstanceScreen(SembenchScreen):
     def on_attempt_loaded(self, message: AttemptLoaded) -> None:
         self.show_attempt(message.attempt, message.trace)
         self.action_show_tab("verdict")
-        self.notify(f"{message.attempt.title} opened in Verdict and Step")
+        self.notify(f"{message.attempt.title} opened in Verdict and Step", markup=False)

@@ -24,6 +24,7 @@ from tui.data import RunsPoll, poll_runs, short_time
 from tui.messages import RunReport, RunsPolled
 from tui.screens.base import SembenchScreen
 from tui.widgets.plot import bar
+from tui.widgets.table import RowTable
 
 REFRESH_S = 1.0
 REPORT_EVERY_S = 5.0  # a run that moves gets its metrics recomputed at most this often
@@ -99,7 +100,7 @@ class RunsScreen(SembenchScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("reading the runs…", style="dim"), id="runs-info")
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="run-report-status")
         with VerticalScroll(id="run-report"):
             yield Static(Text("Select a run to see its metrics.", style="dim"), id="run-metrics")
@@ -182,7 +183,8 @@ class RunsScreen(SembenchScreen):
         progress = Text(bar(done, total or 1, 12).ljust(12), style="cyan")
         progress.append(f" {done}/{total}")
         state = run.get("state") or ""
-        return (run["id"], run.get("snapshot") or "", run.get("solver") or "",
+        # Text cells: a DataTable reads a str as markup (a model name like `m[a]` would lose its brackets)
+        return (Text(run["id"]), Text(run.get("snapshot") or ""), Text(run.get("solver") or ""),
                 Text(state, style=STATE_STYLES.get(state, "")), progress, str(run.get("correct", 0)),
                 str(run.get("errors", 0)), short_time(run.get("created")))
 

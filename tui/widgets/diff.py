@@ -51,10 +51,10 @@ def diff_table(rows: list[Any]) -> Table:
     for row in rows:
         table.add_row(
             Text("✓", style="green") if row.ok else Text("✗", style="bold red"),
-            row.label,
+            Text(row.label),
             marked(row.expected, row.expected_spans, EXPECTED_STYLE),
             marked(row.got, row.got_spans, GOT_STYLE),
-            row.note,
+            Text(row.note or ""),
         )
     return table
 
@@ -73,7 +73,9 @@ def generic_answer(family: Family | None, value: Any) -> RenderableType:
         table.add_column(overflow="fold")
         for key, item in value.items():
             shown = item if isinstance(item, str) else json.dumps(item, default=str)
-            table.add_row(key, shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else ""))
+            # Text, never a str: a table reads a str as markup, and `[a]` in a type or `a[k]` in a contract
+            # would vanish as a tag
+            table.add_row(Text(key), Text(shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else "")))
         return table
     if value is None or isinstance(value, bool | int | float):
         return Text(str(value))  # True reads as the answer was written, not as JSON's true
@@ -136,7 +138,7 @@ def verdict_renderable(attempt: AttemptView | None, family: Family | None = None
         meta.append(f"solver time {fmt_seconds(attempt.elapsed_s)}")
     parts: list[RenderableType] = [head, meta]
     if attempt.error:
-        parts.append(Panel(Text(attempt.error), title=f"error ({attempt.error_kind or 'unknown'})",
+        parts.append(Panel(Text(attempt.error), title=Text(f"error ({attempt.error_kind or 'unknown'})"),
                            border_style="red", title_align="left"))
     if verdict is not None:
         if verdict.explanation:

@@ -99,7 +99,7 @@ def clip(text: str, limit: int = TEXT_CHARS) -> str:
 def code_panel(text: str, language: str, title: str) -> Panel:
     text = text.rstrip("\n")  # a file's final newline is not a line of its own
     many = "\n" in text
-    return Panel(Syntax(clip(text), language, theme=THEME, line_numbers=many, word_wrap=True), title=title,
+    return Panel(Syntax(clip(text), language, theme=THEME, line_numbers=many, word_wrap=True), title=Text(title),
                  title_align="left", border_style="blue")
 
 
@@ -115,7 +115,7 @@ def string_list(field: str, items: list[str], language: str | None) -> Renderabl
             panels = [code_panel(item, language, f"{field}[{i}]") for i, item in enumerate(shown)]
             return Group(Text(title, style="bold"), *panels, *([more] if more else []))
         return code_panel("\n".join(shown), language, title)
-    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, show_edge=False, title=title,
+    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, show_edge=False, title=Text(title),
                   title_justify="left", title_style="bold")
     table.add_column(justify="right", style="dim")
     table.add_column(overflow="fold")
@@ -131,13 +131,13 @@ def field_view(field: str, value: Any, family: Family | None) -> RenderableType:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return string_list(field, value, language)
     if isinstance(value, dict) and value and all(is_scalar(v) for v in value.values()):
-        table = Table(box=box.SIMPLE_HEAD, title=field, title_justify="left", title_style="bold")
+        table = Table(box=box.SIMPLE_HEAD, title=Text(field), title_justify="left", title_style="bold")
         table.add_column("key", style="bold")
         table.add_column("value", overflow="fold")
         for key, item in value.items():
-            table.add_row(str(key), scalar_text(item))
+            table.add_row(Text(str(key)), scalar_text(item))
         return table
-    return Panel(Pretty(value, max_length=LIST_ITEMS, max_string=2000, max_depth=8), title=field, title_align="left",
+    return Panel(Pretty(value, max_length=LIST_ITEMS, max_string=2000, max_depth=8), title=Text(field), title_align="left",
                  border_style="dim")
 
 
@@ -153,10 +153,10 @@ def generic_problem(family: Family | None, instance: Instance, trace: Trace | No
     parts: list[RenderableType] = []
     for key, value in payload.items():
         if is_scalar(value) and language_for(key, family) in (None, "text"):
-            scalars.add_row(key, scalar_text(value))
+            scalars.add_row(Text(key), scalar_text(value))
         elif isinstance(value, list) and value and all(is_scalar(v) and not isinstance(v, str) for v in value) \
                 and len(json.dumps(value)) <= SCALAR_CHARS:
-            scalars.add_row(key, Text(", ".join(scalar_text(v).plain for v in value)))
+            scalars.add_row(Text(key), Text(", ".join(scalar_text(v).plain for v in value)))
         else:
             parts.append(field_view(key, value, family))
     if scalars.row_count:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
@@ -28,11 +29,13 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets._select import SelectOverlay
 
 from tui.data import fmt_seconds
 
 if TYPE_CHECKING:
     from core.family import Family
+    from core.instance import Instance
 
 HUMAN = "human"
 ORACLE = "oracle"
@@ -54,13 +57,35 @@ class AnswerFormat:
     template: str = ""
     placeholder: str = DEFAULT_PLACEHOLDER
     language: str = "text"
+    cursor: tuple[int, int] | None = None  # where typing starts (the template's TEMPLATE_CURSOR)
 
     @classmethod
-    def of(cls, family: Family | None) -> AnswerFormat:
+    def of(cls, family: Family | None, instance: Instance | None = None) -> AnswerFormat:
         if family is None:
             return cls()
-        return cls(template=family.answer_template, placeholder=family.answer_placeholder,
-                   language=family.answer_language)
+        from core.family import TEMPLATE_CURSOR
+
+        template = family.answer_template_for(instance)
+        cursor = None
+        if TEMPLATE_CURSOR in template:
+            before = template[:template.index(TEMPLATE_CURSOR)].split("\n")
+            cursor = (len(before) - 1, len(before[-1]))
+            template = template.replace(TEMPLATE_CURSOR, "")
+        return cls(template=template, placeholder=family.answer_placeholder, language=family.answer_language,
+                   cursor=cursor)
+
+    def start(self) -> tuple[int, int]:
+        """Where the cursor starts: the template's mark, else inside the first empty quotes, else the end of
+        the last line inside a closing fence (never after it), else the end."""
+        if self.cursor is not None:
+            return self.cursor
+        lines = self.template.split("\n")
+        for row, line in enumerate(lines):
+            if '""' in line:
+                return row, line.index('""') + 1
+        if len(lines) >= 2 and lines[-1].strip() == "```":
+            return len(lines) - 2, len(lines[-2])
+        return len(lines) - 1, len(lines[-1])
 
 
 @dataclass(frozen=True)
@@ -171,6 +196,22 @@ def solver_options(local: list[str], endpoints: list[dict[str, Any]]) -> list[tu
     return options
 
 
+class SolverSelect(Select[str]):
+    """The solver picker: says when an option is picked from its menu, even the one already selected
+    (`Select.Changed` is only for a new value), so that re-picking behaves like picking fresh."""
+
+    class Picked(Message):
+        def __init__(self, value: str) -> None:
+            self.value = value
+            super().__init__()
+
+    @on(SelectOverlay.UpdateSelection)
+    def _picked(self, event: SelectOverlay.UpdateSelection) -> None:
+        value = self._options[event.option_index][1]
+        if isinstance(value, str):
+            self.post_message(self.Picked(value))
+
+
 def shown_on_screen(widget: Widget) -> bool:
     return all(node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
 
@@ -202,11 +243,13 @@ class SolvePanel(Vertical):
         self._reasoning: list[str] = []
         self._flush_pending = False
         self._spec = ""
+        self._pending_text: str | None = None  # the human answer in flight
+        self._sent_text: str | None = None  # the human answer last sent (resending it unchanged is refused)
 
     def compose(self) -> ComposeResult:
         prefs = self.prefs
         with Horizontal(id="solve-bar"):
-            yield Select(self._options, value=self._choice, allow_blank=False, id="solver")
+            yield SolverSelect(self._options, value=self._choice, allow_blank=False, id="solver")
             yield Button("Send", id="send", variant="primary")
             yield Button("Cancel", id="cancel", variant="error", disabled=True)
         with Horizontal(id="model-options", classes="hidden"):
@@ -257,12 +300,18 @@ class SolvePanel(Vertical):
         until it is submitted or abandoned (another solver chosen)."""
         return self.human_state in ("ready", "active", "paused")
 
-    def hint(self, choice: str) -> Text:
-        """The status line for a freshly chosen solver (nothing of an earlier request)."""
+    def hint(self, choice: str, in_entry: bool = False) -> Text:
+        """The status line for a freshly chosen solver (nothing of an earlier request). `in_entry`: the
+        focus is in the editor or the model-name field already, where `e` would be typed: not suggested."""
         if choice == HUMAN:
-            return Text("Type your answer (e goes to the editor): the clock starts at your first keystroke and "
-                        "pauses when you leave this tab. Send with ctrl+s.", style="dim")
+            where = "The editor has the focus: type your answer" if in_entry else \
+                "Type your answer (e goes to the editor)"
+            return Text(f"{where}; the clock starts at your first keystroke and pauses when you leave this tab. "
+                        "Send with ctrl+s" + (" (escape leaves the editor)." if in_entry else "."), style="dim")
         if choice.startswith(MODEL_PREFIX):
+            if in_entry:
+                return Text("The model-name field has the focus: type the model name and send with ctrl+s.",
+                            style="dim")
             return Text("Give the model name (e goes to it) and send with ctrl+s.", style="dim")
         if choice == ORACLE:
             return Text("The oracle answers with the ground truth (a pipeline check). Send with ctrl+s.", style="dim")
@@ -283,6 +332,23 @@ class SolvePanel(Vertical):
         choice = self.choice
         if choice == self._choice:
             return
+        self._chosen(choice)
+
+    def on_solver_select_picked(self, event: SolverSelect.Picked) -> None:
+        """The solver already selected, picked again: like picking it fresh (focus to its entry)."""
+        event.stop()
+        if event.value == self._choice:
+            self.call_after_refresh(self._focus_chosen)
+
+    def _focus_chosen(self) -> None:
+        if shown_on_screen(self):
+            self.focus_entry()
+            choice = self.choice
+            if not self.running and self.human_state not in ("active", "paused", "done") and (
+                    choice == HUMAN or choice.startswith(MODEL_PREFIX)):
+                self.status(self.hint(choice, in_entry=True))
+
+    def _chosen(self, choice: str) -> None:
         self._choice = choice
         self.prefs["choice"] = choice
         self._layout_for(choice)
@@ -296,9 +362,12 @@ class SolvePanel(Vertical):
                 self.begin_human()
         else:
             self.end_human()
+        self.post_message(HumanProgress(self.answering))  # the screen hides or shows what would spoil
         # The user picked this solver: typing goes to its entry (never to the app's one-letter keys).
         if shown_on_screen(self):
             self.focus_entry()
+            if not self.running and (choice == HUMAN or choice.startswith(MODEL_PREFIX)):
+                self.status(self.hint(choice, in_entry=True))  # the focus goes to its entry
 
     def focus_picker(self, open_it: bool = False) -> None:
         select = self.query_one("#solver", Select)
@@ -337,16 +406,11 @@ class SolvePanel(Vertical):
         self.post_message(HumanProgress(True))
 
     def _reset_editor(self) -> None:
-        """The format again, the cursor where the answer goes (inside the first empty quotes)."""
+        """The format again, the cursor where the answer goes (`AnswerFormat.start`)."""
         editor = self.query_one("#human-answer", TextArea)
         if editor.text != self.template:
             editor.text = self.template
-        for row, line in enumerate(self.template.split("\n")):
-            if '""' in line:
-                editor.move_cursor((row, line.index('""') + 1))
-                break
-        else:
-            editor.move_cursor(editor.document.end)
+        editor.move_cursor(self.format.start())
 
     def end_human(self) -> None:
         was = self.answering
@@ -368,7 +432,10 @@ class SolvePanel(Vertical):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area.id != "human-answer" or self.choice != HUMAN:
             return
-        if self.human_state in ("ready", "done", "off") and event.text_area.text != self.template:
+        text = event.text_area.text
+        if self.human_state == "done" and text == self._sent_text:
+            return
+        if self.human_state in ("ready", "done", "off") and text != self.template:
             was = self.answering
             self.human.reset()
             self.human.start()
@@ -426,7 +493,7 @@ class SolvePanel(Vertical):
                 try:
                     options[key] = cast(raw)
                 except ValueError:
-                    self.notify(f"{key}: '{raw}' is not a number; ignored", severity="warning")
+                    self.notify(f"{key}: '{raw}' is not a number; ignored", severity="warning", markup=False)
         effort = self.query_one("#effort", Select).value
         if isinstance(effort, str):
             options["reasoning_effort"] = effort
@@ -442,9 +509,16 @@ class SolvePanel(Vertical):
             if not text.strip() or text == self.template:
                 self.notify("Type an answer first.", severity="warning")
                 return
-            if self.human_state == "done":
+            # The editor's text decides, not the state: its Changed message may still be on its way
+            # (ctrl+s straight after typing or pasting).
+            if self.human_state == "done" and text == self._sent_text:
                 self.notify("This answer was sent already: edit it to make a new attempt.", severity="warning")
                 return
+            if self.human_state in ("done", "ready", "off"):
+                self.human.reset()
+                self.human.start()
+                self.human_state = "active"
+            self._pending_text = text
             self.human.pause()
             self._stop_ticking()
             self.post_message(SolveRequest(HUMAN, text, self.human.elapsed(), {}))
@@ -517,6 +591,7 @@ class SolvePanel(Vertical):
         self.running = False
         self.status(message)
         if human and sent:
+            self._sent_text = self._pending_text
             self.human.reset()
             self.human_state = "done"
             self._show_timer()

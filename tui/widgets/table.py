@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widgets import DataTable
 
 MAX_WIDTH = 40  # a column never grows wider than this; longer cells are cut with an ellipsis
 WIDTH_SAMPLE = 2000  # rows measured for column widths (beyond that, widths hardly ever change)
@@ -210,3 +211,13 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.post_message(self.Selected(self, row))
             else:
                 self.cursor_row = row
+
+
+class RowTable(DataTable):
+    """A DataTable of rows (snapshots, History, Runs) where Home/End go to the first/last row, as in the
+    instance list (DataTable's own Home/End scroll sideways with a row cursor)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]

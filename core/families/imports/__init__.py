@@ -8,7 +8,8 @@ baseline, transform, ddmin, trace, folder, compiler, cli, compare); this class o
 from __future__ import annotations
 
 from core.families.imports.tools import JAVA, JAVAC
-from core.family import Citation, Family, hook, lazy, register
+from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
+from core.instance import Instance
 
 
 @register
@@ -51,3 +52,7 @@ class ImportsFamily(Family):
     compare_metrics = hook(".compare:compare_metrics")
     import_files = hook(".folder:import_files")
     describe_snapshot = hook(".folder:describe_snapshot")
+
+    def answer_template_for(self, instance: Instance | None) -> str:
+        """The format, the cursor after `import ` (inside the fence, on the line to edit)."""
+        return self.answer_template.replace("import ;", f"import {TEMPLATE_CURSOR};", 1)

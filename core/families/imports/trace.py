@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.families.imports.model import ImportsInstance
@@ -113,6 +114,29 @@ def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tupl
     return steps, first_bad
 
 
+def _compile_step(instance: ImportsInstance, answer: Answer, code: str, index: int) -> TraceStep | None:
+    """javac on the snippet with the answer's imports (the verifier's check, cached): its errors on the
+    snippet's own lines, the first one in focus, each diagnostic whole."""
+    from core.families.imports.verify import diagnostic_text, verify
+
+    info = verify(instance, answer).details.get("compile") or {}
+    if not info.get("checked") or info.get("ok"):
+        return None
+    diagnostics = info.get("diagnostics") or []
+    first = next((d for d in diagnostics if d.get("line")), None)
+    focus = Focus(document=DOC, line=1)
+    if first is not None:
+        lines = code.split("\n")
+        row = min(int(first["line"]), len(lines))
+        col = max(int(first.get("col") or 1) - 1, 0)
+        word = re.match(r"[\w$]+", lines[row - 1][col:]) if col < len(lines[row - 1]) else None
+        focus = Focus(document=DOC, line=row, col_start=col, col_end=col + len(word.group()) if word else None)
+    errors = info.get("errors", len(diagnostics))
+    return TraceStep(index=index, kind="compile", label=f"javac with the answer's imports: {errors} compile error(s)",
+                     focus=focus, lines=[diagnostic_text(d) for d in diagnostics[:10]],
+                     state=[StateRow(name="compiles", value="no", status="fail")])
+
+
 def trace(instance: ImportsInstance, answer: Answer | None = None) -> Trace:
     if answer is None:
         try:
@@ -132,6 +156,11 @@ def trace(instance: ImportsInstance, answer: Answer | None = None) -> Trace:
     if not steps:
         steps = [TraceStep(index=0, kind="name", label="no imports expected and none given",
                            focus=Focus(document=DOC, line=1))]
+    compile_step = _compile_step(instance, answer, code, len(steps)) if got is not None else None
+    if compile_step is not None:
+        steps.append(compile_step)
+        if first_bad is None:
+            first_bad = compile_step.index
     ref_steps, _ = _answer_steps(code, instance.expected(), None)
     if not ref_steps:
         ref_steps = [TraceStep(index=0, kind="name", label="no imports needed", focus=Focus(document=DOC, line=1))]

@@ -83,12 +83,51 @@ def diff_rows(expected: Sequence[str], got: Sequence[str]) -> list[DiffRow]:
 NOT_CHECKED = "javac is not installed (Debian package openjdk-17-jdk-headless)"
 
 
-def _compile_details(result: Any) -> dict[str, Any]:
+def line_map(code: str, compiled: str) -> tuple[int, list[str]]:
+    """Where `with_imports` put the answer's import lines: (how many snippet lines come before them, the
+    inserted lines). javac counts the lines of `compiled`; a person reads the snippet's."""
+    before, after = code.split("\n"), compiled.split("\n")
+    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), len(before))
+    return at, after[at:at + len(after) - len(before)]
+
+
+def diagnostic_view(d: Any, at: int, inserted: list[str], code_lines: list[str]) -> dict[str, Any]:
+    """A javac diagnostic on the snippet's own lines (`line`, with that line's `text` to mark it on; None
+    on an answer's import line, named in `import`), javac's line kept as `compiled_line`, the whole
+    message (its `symbol:` and `location:` lines)."""
+    out = d.model_dump()
+    out["compiled_line"] = d.line
+    index = d.line - 1 - at
+    if 0 <= index < len(inserted):
+        out["line"], out["import"] = None, inserted[index].strip()
+    elif index >= len(inserted):
+        out["line"] = d.line - len(inserted)
+    if out.get("line") and 0 < out["line"] <= len(code_lines):
+        out["text"] = code_lines[out["line"] - 1][:300]
+    return out
+
+
+def diagnostic_text(d: dict[str, Any]) -> str:
+    """`line 3: cannot find symbol (symbol: class PriorityQueue, location: class Main)`: one line."""
+    first, *rest = str(d.get("message", "")).split("\n")
+    where = f"`{d['import']}`" if d.get("import") else f"line {d.get('line')}"
+    extra = ", ".join(" ".join(r.split()) for r in rest if r.strip())
+    return f"{where}: {first}" + (f" ({extra})" if extra else "")
+
+
+def _compile_details(result: Any, code: str = "", compiled: str = "") -> dict[str, Any]:
     if result is None or isinstance(result, str):
         return {"checked": False, "reason": result or NOT_CHECKED}
-    return {"checked": result.decided, "ok": result.ok, "errors": result.errors,
-            "diagnostics": [d.model_dump() for d in result.diagnostics[:20]], "error": result.error,
-            "summary": result.summary()}
+    at, inserted = line_map(code, compiled) if compiled else (0, [])
+    code_lines = code.split("\n")
+    diagnostics = [diagnostic_view(d, at, inserted, code_lines) for d in result.diagnostics[:20]]
+    summary = result.summary()
+    if result.decided and not result.ok:
+        shown = "; ".join(diagnostic_text(d) for d in diagnostics[:3])
+        more = f" (+{result.errors - 3} more)" if result.errors > 3 else ""
+        summary = f"{result.errors} compile error(s): {shown}{more}"
+    return {"checked": result.decided, "ok": result.ok, "errors": result.errors, "diagnostics": diagnostics,
+            "error": result.error, "summary": summary}
 
 
 def _compile_row(compile_info: dict[str, Any]) -> DiffRow:
@@ -113,7 +152,7 @@ def build_verdict(instance: ImportsInstance, answer: Answer, compiled: Any) -> V
                        details=details, explanation=f"No imports could be extracted ({answer.error}): {answer.message}")
     s = score(expected, got)
     rows = diff_rows(expected, got)
-    compile_info = _compile_details(compiled)
+    compile_info = _compile_details(compiled, instance.code, with_imports(instance.code, got))
     rows.append(_compile_row(compile_info))
     correct = set(expected) == set(got)
     details: dict[str, Any] = {**s, "compile": compile_info}

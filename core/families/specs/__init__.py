@@ -7,8 +7,11 @@ Nothing heavy is imported here: tree-sitter and the tools load on first use.
 
 from __future__ import annotations
 
+import re
+
 from core.families.specs.tools import REQUIRED
-from core.family import Citation, Family, hook, lazy, register
+from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
+from core.instance import Instance
 
 
 @register
@@ -47,4 +50,18 @@ class SpecsFamily(Family):
     baseline_response = hook(".baseline:baseline_response")
     summarize = hook(".metrics:summarize")
     import_files = hook(".importer:import_files")
+
+    def answer_template_for(self, instance: Instance | None) -> str:
+        """The task's program in a ```c fence with an empty contract comment right above the function to
+        specify, the cursor inside it: what a person adds to make an answer (the format only without an
+        instance)."""
+        code, name = getattr(instance, "code", None), getattr(instance, "function", None)
+        if not isinstance(code, str) or not isinstance(name, str):
+            return self.answer_template
+        lines = code.strip("\n").split("\n")
+        # the definition: a top-level line naming the function that is not a prototype
+        at = next((i for i, line in enumerate(lines) if line[:1].strip() and re.search(rf"\b{re.escape(name)}\s*\(", line)
+                   and not line.rstrip().endswith(";")), 0)
+        contract = [f"/*@ {TEMPLATE_CURSOR}", "*/"]
+        return "```c\n" + "\n".join(lines[:at] + contract + lines[at:]) + "\n```"
     feature_values = hook(".corpus:feature_values")

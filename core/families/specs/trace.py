@@ -3,6 +3,9 @@ on its line, with status, prover and time; then the counterexample (if any) on i
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from core.families.specs.model import SpecsInstance
@@ -35,7 +38,30 @@ def _where(g: dict[str, Any], annotated: str, function: str) -> int | None:
     return None
 
 
+# Traces by (instance, annotated program): WP and the counterexample search take seconds, and the
+# workbench traces the same (program, answer) each time an attempt is opened. Copies go out (callers
+# attach a reference and a divergence to what they get).
+TRACE_CACHE_SIZE = 256
+_TRACES: OrderedDict[tuple[str, str, str], Trace] = OrderedDict()
+_TRACES_LOCK = threading.Lock()
+
+
 def trace_text(instance: SpecsInstance, annotated: str, title: str) -> Trace:
+    key = (hashlib.sha256(instance.model_dump_json().encode()).hexdigest(), annotated, title)
+    with _TRACES_LOCK:
+        hit = _TRACES.get(key)
+        if hit is not None:
+            _TRACES.move_to_end(key)
+            return hit.model_copy(deep=True)
+    made = _trace_text(instance, annotated, title)
+    with _TRACES_LOCK:
+        _TRACES[key] = made.model_copy(deep=True)
+        while len(_TRACES) > TRACE_CACHE_SIZE:
+            _TRACES.popitem(last=False)
+    return made
+
+
+def _trace_text(instance: SpecsInstance, annotated: str, title: str) -> Trace:
     from core.families.specs.verify import consistency
 
     info = consistency(instance, annotated)

@@ -8,7 +8,8 @@ only names them.
 from __future__ import annotations
 
 from core.families.typeinf.tools import GHC
-from core.family import Citation, Family, hook, lazy, register
+from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
+from core.instance import Instance
 
 
 @register
@@ -52,3 +53,11 @@ class TypeinfFamily(Family):
     compare_metrics = hook(".metrics:compare_metrics")
     import_files = hook(".released:import_files")
     feature_values = hook(".features:feature_values")
+
+    def answer_template_for(self, instance: Instance | None) -> str:
+        """`zipWithM_ :: ` (an operator in parentheses: `(&&) :: `), the cursor where the type goes."""
+        name = getattr(instance, "name", None)
+        if not isinstance(name, str) or not name:
+            return self.answer_template
+        shown = name if name[0].isalpha() or name[0] == "_" else f"({name})"
+        return f"{shown} :: {TEMPLATE_CURSOR}"

@@ -189,12 +189,8 @@ class StepperView(Widget, can_focus=True):
         return grid
 
     def render_divergence(self, divergence: dict[str, Any]) -> RenderableType:
-        text = Text("divergence: ", style="bold yellow")
-        note = divergence.get("note")
-        if note:
-            text.append(str(note))
-        else:
-            text.append(", ".join(f"{k}={v}" for k, v in divergence.items()))
+        text = Text("where they part: ", style="bold yellow")
+        text.append(divergence_sentence(divergence))
         return text
 
     @staticmethod
@@ -206,3 +202,29 @@ class StepperView(Widget, can_focus=True):
     def render_step(self, trace: Trace, index: int) -> RenderableType:
         """How one step looks. Family views override this."""
         raise NotImplementedError
+
+
+def divergence_sentence(divergence: dict[str, Any]) -> str:
+    """`Trace.divergence` as a sentence a person reads (never `step=15, reason=…`): the step as the
+    stepper counts it (from 1), the line, what the answer and the truth say, the reason."""
+    note = divergence.get("note")
+    if note:
+        return str(note)
+    rest = dict(divergence)
+    step, line = rest.pop("step", None), rest.pop("line", None)
+    where = []
+    if isinstance(step, int):
+        where.append(f"at step {step + 1}")
+    if isinstance(line, int):
+        where.append(f"on line {line}")
+    sentence = "The answer and the ground truth first disagree" + (" " + ", ".join(where) if where else "")
+    said = []
+    if "predicted" in rest or "actual" in rest:
+        predicted, actual = rest.pop("predicted", None), rest.pop("actual", None)
+        said.append(f"the answer says {'nothing usable' if predicted is None else predicted}, "
+                    f"the execution gives {actual}")
+    reason = rest.pop("reason", None) or rest.pop("label", None)
+    if reason:
+        said.append(str(reason).rstrip("."))
+    said += [f"{key.replace('_', ' ')}: {value}" for key, value in rest.items() if value not in (None, "")]
+    return sentence + (": " + "; ".join(said) if said else "") + "."

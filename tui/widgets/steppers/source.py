@@ -132,7 +132,7 @@ def state_table(rows: list[StateRow]) -> Table:
     table.add_column("status")
     for row in rows[:STATE_ROWS]:
         style = STATUS_STYLES.get(row.status, "")
-        table.add_row(row.name, Text(clip(row.value), style=style if row.status in ("fail", "ok") else ""),
+        table.add_row(Text(row.name), Text(clip(row.value), style=style if row.status in ("fail", "ok") else ""),
                       Text(row.status, style=style))
     if len(rows) > STATE_ROWS:
         table.add_row(Text(f"… {len(rows) - STATE_ROWS} more rows", style="dim"), "", "")
@@ -147,7 +147,7 @@ def data_table(data: dict[str, Any]) -> Table:
     table.add_column("value", overflow="fold")
     for key, value in data.items():
         shown = value if isinstance(value, str) else json.dumps(value, default=str)
-        table.add_row(str(key), clip(shown, 400))
+        table.add_row(Text(str(key)), Text(clip(shown, 400)))
     return table
 
 
