@@ -51,13 +51,15 @@ def test_the_real_snippet_set_is_what_the_readme_says(family) -> None:
 
 
 def test_micro_f1_on_real_snippets_of_the_four_libraries(scored) -> None:
-    """The regression guard: 0.99 overall and per library at least 0.96 (measured 0.9900; Hibernate
-    P 0.957 R 0.978; the other three 1.0). Before: 0.9004 overall, Hibernate F1 0.684, XStream 0.947."""
+    """The regression guard at the figures reached: overall P 0.9867 R 0.9933 F1 0.9900 (297 right, 4
+    extra, 2 missing), Hibernate F1 0.9674, the other three 1.0. Before: F1 0.9004, Hibernate 0.684 (recall
+    0.571), XStream 0.947."""
     p, r, f = _micro([row for rows in scored.values() for row in rows])
-    assert f >= 0.985 and r >= 0.99, (p, r, f)
+    assert f >= 0.99 - 1e-9 and r >= 0.9933, (p, r, f)
+    floors = {"hibernate": 0.9674, "jdk": 1.0, "jodatime": 1.0, "xstream": 1.0}
     for lib in LIBRARIES:
         lp, lr, lf = _micro(scored[lib])
-        assert lf >= 0.96 and lr >= 0.97, (lib, lp, lr, lf)
+        assert lf >= floors[lib] - 1e-9, (lib, lp, lr, lf)
 
 
 def test_annotations_are_names_to_import_and_their_elements_constrain_them(kb) -> None:
