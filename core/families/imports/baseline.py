@@ -1,19 +1,25 @@
 """An SnR-style constraint-based baseline (Dong et al., ICSE 2022), solved against the knowledge base.
 
 1. Every simple name the snippet uses as a type (declarations, `new`, casts, generics, `X.m()`, `X.F`,
-   `X.class`, extends/implements, catch) that it does not declare itself and that is not in java.lang
-   is a variable whose domain is the knowledge base's public types of that simple name.
+   `X.class`, extends/implements, catch, annotations `@X`) that it does not declare itself and that is
+   not in java.lang is a variable whose domain is the knowledge base's public types of that simple name.
 2. Constraints come from the snippet, in source order, each with its span:
    - `new T(a, b)`: T has a public constructor of that arity whose parameters accept the known
      argument types;
    - `T.m(..)` / `T.F`: T has a static method / field of that name (and arity);
    - `v.m(..)`, `v.f`, chains `v.m().n()`: the receiver's type (a declared variable's type, a `var`'s
      initialiser, a previous call's return type) has the method (arity, argument types) or field;
-   - `T v = e`: the type of `e` (a constructor, a method's return type, a field's type) is assignable to T.
+   - `T v = e`: the type of `e` (a constructor, a method's return type, a field's type) is assignable to T;
+   - `@A(k = v, k2 = {w})`: A is an annotation type with elements `k`, `k2` whose types accept the values
+     (a lone value is the element `value`), so `@ManyToOne(cascade = CascadeType.ALL)` picks JPA's
+     `CascadeType`, and `@Entity` cannot be `org.w3c.dom.Entity`;
+   - `T<A, B>`: T has two type parameters (`T<>`: some), so `List<String>` is `java.util.List`, never
+     `java.awt.List` or `org.hibernate.mapping.List`.
    A constraint filters the domain of every name it mentions: a candidate stays when SOME choice of
    the other names satisfies it (generalised arc consistency), repeated until nothing changes.
-3. Each name left with candidates gets one: the instance's library first, then a package another
-   resolved name uses, then the JDK, then alphabetical order (SnR breaks ties by order too).
+3. Each name left with candidates gets one: the instance's library first (its packages, and the `javax.`
+   APIs shipped in its own jars: JPA for Hibernate), then a package another resolved name uses, then
+   the JDK, then alphabetical order (SnR breaks ties by order too).
 Comments, identifiers' spelling and statement structure do not matter, so the paper's transformations
 leave its answer unchanged (checked by the tests). The work is bounded by the snippet's size.
 """
@@ -36,11 +42,12 @@ BOXES = {"int": "java.lang.Integer", "long": "java.lang.Long", "double": "java.l
          "byte": "java.lang.Byte", "short": "java.lang.Short"}
 NUMERIC = ("byte", "short", "char", "int", "long", "float", "double")
 MAX_ROUNDS = 6
+ANNOTATIONS = ("marker_annotation", "annotation")
 
 
 @dataclass
 class Constraint:
-    kind: str  # new, static_call, static_field, call, field, assign
+    kind: str  # new, call, field, assign, annotation, generic
     text: str
     names: tuple[str, ...]
     node: ts.Node
@@ -197,8 +204,63 @@ class Solver:
                 first = node.children[0]
                 if first.type == "type_identifier":
                     uses.append((first.start_byte, self.s.text(first), first))
+            elif node.type in ANNOTATIONS:
+                head = self._annotation_head(node)
+                if head is not None:
+                    uses.append((head.start_byte, self.s.text(head), head))
         for _start, name, node in sorted(uses, key=lambda u: u[0]):
             self._add_name(name, node)
+
+    def _annotation_head(self, node: ts.Node) -> ts.Node | None:
+        """The simple name to import for `@A` / `@A(..)` / `@Outer.A` (None for `@a.b.A`)."""
+        name = node.child_by_field_name("name")
+        while name is not None and name.type == "scoped_identifier":
+            name = name.child_by_field_name("scope")
+        if name is None or name.type != "identifier" or not self.s.text(name)[:1].isupper():
+            return None
+        return name
+
+    def _annotation_type(self, node: ts.Node, dom: dict[str, frozenset[str]]) -> Types:
+        name = node.child_by_field_name("name")
+        if name is None:
+            return None
+        text = self.s.text(name).replace(" ", "")
+        if name.type == "identifier":
+            return self._simple_types(text, dom)
+        head = self._annotation_head(node)
+        if head is None:  # @a.b.A: fully qualified
+            return frozenset({text}) if text in self.kb.types else None
+        outers = self._simple_types(self.s.text(head), dom)
+        if outers is None:
+            return None
+        tail = text.split(".", 1)[1]
+        return frozenset(f"{o}.{tail}" for o in outers if f"{o}.{tail}" in self.kb.types)
+
+    def _annotation_elements(self, node: ts.Node) -> list[tuple[str, list[ts.Node]]]:
+        """(element name, value nodes) of `@A(k = v, k2 = {v1, v2})`; a lone value is `value`."""
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return []
+        out: list[tuple[str, list[ts.Node]]] = []
+        for child in args.children:
+            if not child.is_named or "comment" in child.type:
+                continue
+            if child.type == "element_value_pair":
+                key = child.child_by_field_name("key")
+                value = child.child_by_field_name("value")
+                if key is not None:
+                    out.append((self.s.text(key), self._element_values(value)))
+            else:
+                out.append(("value", self._element_values(child)))
+        return out
+
+    @staticmethod
+    def _element_values(value: ts.Node | None) -> list[ts.Node]:
+        if value is None:
+            return []
+        if value.type == "element_value_array_initializer":
+            return [c for c in value.children if c.is_named and "comment" not in c.type]
+        return [value]
 
     @staticmethod
     def _walk(root: ts.Node) -> list[ts.Node]:
@@ -451,6 +513,35 @@ class Solver:
                     return types is None or bool(types)
 
                 self._add("field", f"`{short}`: the type has a field `{name}`", node, check_field)
+            elif t in ANNOTATIONS and self._annotation_head(node) is not None:
+                head_name = self.s.text(self._annotation_head(node))
+
+                def check_annotation(dom, node=node):
+                    types = self._annotation_type(node, dom)
+                    if types is None:
+                        return True
+                    elements = self._annotation_elements(node)
+                    return any(self._annotation_fits(fqn, elements, dom) for fqn in types)
+
+                self._add("annotation", f"`{short}`: `{head_name}` is an annotation type with these elements",
+                          node, check_annotation)
+            elif t == "generic_type" and node.children:
+                args = next((c for c in node.children if c.type == "type_arguments"), None)
+                n_args = len([c for c in args.children if c.is_named]) if args is not None else 0
+
+                def check_generic(dom, node=node, n_args=n_args):
+                    types = self.type_of_type_node(node.children[0], dom)
+                    if types is None:
+                        return True
+                    for fqn in types:
+                        info = self.kb.get(fqn)
+                        # `List<>` (a diamond) needs some type parameters, `List<A, B>` exactly two
+                        if info is None or (info.tparams > 0 if n_args == 0 else info.tparams == n_args):
+                            return True
+                    return False
+
+                self._add("generic", f"`{short}`: a generic type of {n_args or 'some'} type parameter(s)",
+                          node.children[0], check_generic)
             elif t in ("local_variable_declaration", "field_declaration"):
                 type_node = node.child_by_field_name("type")
                 if type_node is None or self.s.text(type_node) == "var":
@@ -469,6 +560,26 @@ class Solver:
 
                     self._add("assign", f"`{short}`: the value's type is assignable to "
                                         f"`{self.s.text(type_node)}`", child, check_assign)
+
+    def _annotation_fits(self, fqn: str, elements: list[tuple[str, list[ts.Node]]],
+                         dom: dict[str, frozenset[str]]) -> bool:
+        """`fqn` is an annotation type with an element (a method without parameters) for each name, whose
+        type (or component type, for an array element) accepts each value."""
+        info = self.kb.get(fqn)
+        if info is None:
+            return True
+        if info.kind != "annotation_type":
+            return False
+        declared = {m.name: m.ret for m in info.methods if not m.params}
+        for key, values in elements:
+            ret = declared.get(key)
+            if ret is None:
+                return False
+            for value in values:
+                got = self.type_of(value, dom)
+                if not (self.accepts(ret, got) or ret.endswith("[]") and self.accepts(ret[:-2], got)):
+                    return False
+        return True
 
     def _arg_nodes(self, node: ts.Node) -> list[ts.Node]:
         args = node.child_by_field_name("arguments")
@@ -517,8 +628,8 @@ class Solver:
                         chosen=chosen, contradictions=contradictions)
 
     def choose(self, domains: dict[str, frozenset[str]], library: str | None) -> dict[str, str]:
-        from core.families.imports.paths import library_of
-
+        """One candidate per name: the instance's library first, then a package another resolved name
+        uses, then top-level types, then the JDK, then alphabetical order."""
         chosen: dict[str, str] = {}
         packages: set[str] = set()
         for name, d in sorted(domains.items()):
@@ -532,14 +643,27 @@ class Solver:
             def rank(fqn: str) -> tuple[int, int, int, int, str]:
                 info = self.kb.get(fqn)
                 nested = 1 if info is not None and info.outer is not None else 0
-                return (0 if library and library_of(fqn) == library else 1,
-                        0 if fqn.rsplit(".", 1)[0] in packages else 1,
-                        nested,
+                return (self._library_rank(fqn, library), 0 if fqn.rsplit(".", 1)[0] in packages else 1, nested,
                         0 if fqn.startswith("java.") else 1, fqn)
 
             chosen[name] = min(d, key=rank)
             packages.add(chosen[name].rsplit(".", 1)[0])
         return chosen
+
+    def _library_rank(self, fqn: str, library: str | None) -> int:
+        """0 for the instance's library: its packages, and the `javax.` APIs shipped in its own jars (JPA
+        and JTA come with Hibernate: `javax.persistence.Entity` is as much Hibernate's as
+        `org.hibernate.annotations.Entity`); 1 otherwise."""
+        from core.families.imports.paths import LIBRARIES, library_of
+
+        if not library:
+            return 1
+        if library_of(fqn) == library:
+            return 0
+        info = self.kb.get(fqn)
+        jars = LIBRARIES.get(library, ("", ()))[1]
+        shipped = info is not None and info.origin.removeprefix("jar:") in jars
+        return 0 if shipped and fqn.startswith("javax.") else 1
 
 
 def solve(code: str, kb: KnowledgeBase, library: str | None = None) -> Solution:

@@ -109,7 +109,7 @@ class ImportsStep(BaseModel):
     """`TraceStep.data`: a baseline step (candidates per simple name after a constraint, or the choice),
     an answer step (one simple name: expected and answered FQN) or a ddmin round (tokens kept)."""
 
-    kind: str  # candidates, constraint:<new|call|field|assign>, choose, name, ddmin
+    kind: str  # candidates, constraint:<new|call|field|assign|annotation|generic>, choose, name, ddmin
     simple_name: str | None = None
     constraint: str | None = None
     changed: list[str] = Field(default_factory=list)
