@@ -426,8 +426,10 @@ def report_run(data: RunData) -> dict[str, Any]:
 
 def with_cost(report: dict[str, Any]) -> dict[str, Any]:
     """The report with the run's cost at today's configured prices (never cached: prices change)."""
-    c = report["counts"]
-    cost = run_cost(str(report["run"].get("solver") or ""), c.get("tokens_in"), c.get("tokens_out"))
+    c, run = report.get("counts"), report.get("run")
+    if not isinstance(c, dict) or not isinstance(run, dict):
+        return report
+    cost = run_cost(str(run.get("solver") or ""), c.get("tokens_in"), c.get("tokens_out"))
     if cost is None:
         return report
     return {**report, "counts": {**c, "cost_usd": cost}}

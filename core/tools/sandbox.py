@@ -58,17 +58,20 @@ def as_nobody() -> bool:
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def _flags(binds: Sequence[str], cwd: str, die_with_parent: bool = True) -> list[str]:
+def _flags(binds: Sequence[str], cwd: str, die_with_parent: bool = True, private_tmp: bool = True) -> list[str]:
     # later mounts go over earlier ones: the private directories are bound after /tmp becomes a tmpfs.
     # No --new-session: the runner already starts bwrap in a session of its own, without a terminal (so
     # no TIOCSTI), and a second one would take the sandbox out of the process group the runner kills.
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
+    # A tool (compiler, prover) keeps the read-only view of /tmp: what it reads (a folder being imported,
+    # a cache) may live there; it writes only to its private directory, its TMPDIR.
+    tmp = ["--tmpfs", "/tmp"] if private_tmp else []
+    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *tmp, *binds,
             "--unshare-all", *(["--die-with-parent"] if die_with_parent else []), "--chdir", cwd]
 
 
 def _prefix(bwrap: str, binds: Sequence[str], cwd: str, program: bool, die_with_parent: bool = True) -> list[str]:
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if program and as_nobody() else []
-    return [*drop, bwrap, *_flags(binds, cwd, die_with_parent), "--"]
+    return [*drop, bwrap, *_flags(binds, cwd, die_with_parent, private_tmp=program), "--"]
 
 
 def problem(program: bool = True) -> str:
@@ -81,7 +84,8 @@ def problem(program: bool = True) -> str:
     with _LOCK:
         if key in _PROBES:
             return _PROBES[key]
-    argv = [*_prefix(bwrap, ["--bind", "/tmp", f"{INSIDE}0"], "/", program), "true"]
+    binds = ["--bind", "/tmp", f"{INSIDE}0"] if program else []  # a tool's view has no private /tmp to bind in
+    argv = [*_prefix(bwrap, binds, "/", program), "true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=20, errors="replace")
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1].rstrip(".")

@@ -289,6 +289,6 @@ def test_the_workbench_takes_unsandboxed_too(monkeypatch, tmp_path) -> None:
 
     opened: list[object] = []
     monkeypatch.setenv(sandbox.ENV_UNSANDBOXED, "0")  # off, and restored whatever main() sets
-    monkeypatch.setattr(tui.app, "run_app", lambda db: opened.append(db))
+    monkeypatch.setattr(tui.app, "run_app", lambda db, fresh=False: opened.append(db))
     main(["--unsandboxed", "--db", str(tmp_path / "log.db")])
     assert opened == [str(tmp_path / "log.db")] and sandbox.unsandboxed_allowed()

@@ -91,7 +91,7 @@ def test_damaged_pages_in_the_middle_are_one_line(toy, log_db) -> None:
         assert "damaged" in line and ".recover" in line, line
 
 
-@pytest.mark.parametrize("where", ["/proc/sembench-test.db", "/proc/sembench-test/log.db", "/sys/sembench-test.db"])
+@pytest.mark.parametrize("where", ["/proc/sembench-probe.db", "/proc/sembench-probe/log.db", "/sys/sembench-probe.db"])
 def test_proc_and_sys_paths_are_one_line(where: str) -> None:
     line = _one_line(run_cli("--db", where, "runs"), where)
     assert "--db" in line

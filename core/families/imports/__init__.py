@@ -7,9 +7,13 @@ baseline, transform, ddmin, trace, folder, compiler, cli, compare); this class o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.families.imports.tools import JAVA, JAVAC
 from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
-from core.instance import Instance
+
+if TYPE_CHECKING:  # annotations only: importing the family must not load pydantic (start-up)
+    from core.instance import Instance
 
 
 @register

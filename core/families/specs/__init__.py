@@ -8,10 +8,13 @@ Nothing heavy is imported here: tree-sitter and the tools load on first use.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from core.families.specs.tools import REQUIRED
 from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
-from core.instance import Instance
+
+if TYPE_CHECKING:  # annotations only: importing the family must not load pydantic (start-up)
+    from core.instance import Instance
 
 
 @register
