@@ -184,3 +184,30 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
         assert review.active_tab == "verdict" and "✗ INCORRECT" in shown and "(human:Bo)" in shown
     state = sessions.load_session(LogStore(workbench.log), run_id)
     assert state.finished and state.plan.show_after_each and state.plan.chosen_by == "marked"
+
+
+async def test_session_keys_are_in_help_and_the_palette(make_app, workbench) -> None:
+    """`?` lists the session's keys; the command palette starts a session like H does."""
+    from tui.commands import SembenchCommands
+    from tui.screens.help import HELP, HelpScreen
+    from tui.screens.session import PauseScreen
+
+    assert PauseScreen.BINDINGS[0].key.startswith("ctrl+t")  # the same key pauses and resumes
+    for binding in SessionScreen.BINDINGS:
+        assert f"`{binding.key}`" in HELP, binding.key
+    assert "`H`" in HELP and "Human-baseline sessions" in HELP
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.load_snapshot(MEMBERSHIP_SNAPSHOT)
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        commands = {name: call for name, call, _ in SembenchCommands(app.screen)._commands()}
+        commands["Start a human-baseline session"]()
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDialog)
+        assert app.screen.query_one("#src-marked").disabled  # nothing marked: that option is off

@@ -63,7 +63,7 @@ class BrowserScreen(SembenchScreen):
         Binding("S", "sort_reverse", "Reverse"),
         Binding("o", "focus_snapshots", "Snapshots"),
         Binding("b", "toggle_pane", "Pane"),
-        Binding("H", "human_session", "Session"),
+        Binding("H", "human_session", "Session", show=False),  # in ? help and the palette
         Binding("escape", "clear_search", "Clear", show=False),
     ]
 
