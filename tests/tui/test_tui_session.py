@@ -68,6 +68,7 @@ async def test_a_timed_session_of_five_is_a_reported_run(make_app, workbench, tm
         await pilot.click("#src-sample")
         app.screen.query_one("#session-k").focus()
         await pilot.press("end", "backspace", "backspace", "5")
+        app.screen.query_one("#session-stratify").value = "depth"
         await pilot.press("ctrl+s")
         await settle(pilot)
         screen = app.screen
@@ -75,6 +76,8 @@ async def test_a_timed_session_of_five_is_a_reported_run(make_app, workbench, tm
         run_id = screen.state.run_id
         plan = screen.state.plan
         assert plan.chosen_by == "sample" and len(plan.instance_ids) == 5 and plan.person == "Ada"
+        rows = [(i.id, family.feature_values(i)) for i in workbench.membership]
+        assert plan.instance_ids == sessions.sample_ids(rows, 5, 0, "depth")  # the seeded, stratified sample
         expected = []
         for k, iid in enumerate(plan.instance_ids):
             screen = app.screen
@@ -105,7 +108,7 @@ async def test_a_timed_session_of_five_is_a_reported_run(make_app, workbench, tm
             await settle(pilot)
         assert isinstance(app.screen, SessionSummaryScreen)
         shown = render_text(app)
-        assert "3 of 5 answered" not in shown and "5 of 5 answered (1 skipped)" in shown
+        assert "5 of 5 answered (1 skipped)" in shown
         assert "accuracy 60.0% (3/5), 95% Wilson interval" in shown and "by depth" in shown
         assert app.saved.person == "Ada"  # asked once, remembered
     store = LogStore(workbench.log)
