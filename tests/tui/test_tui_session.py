@@ -109,7 +109,14 @@ async def test_a_timed_session_of_five_is_a_reported_run(make_app, workbench, tm
         assert isinstance(app.screen, SessionSummaryScreen)
         shown = render_text(app)
         assert "5 of 5 answered (1 skipped)" in shown
-        assert "accuracy 60.0% (3/5), 95% Wilson interval" in shown and "by depth" in shown
+        assert "accuracy 60.0% (3/5), 95% Wilson interval" in shown
+        depth = {i.id: family.feature_values(i)["depth"] for i in workbench.membership}
+        cells = {}
+        for k, iid in enumerate(plan.instance_ids):  # answers 0, 2, 3 right; 1 wrong; 4 skipped
+            n, c, t = cells.get(str(depth[iid]), (0, 0, 0.0))
+            cells[str(depth[iid])] = (n + 1, c + (k in (0, 2, 3)), t + expected[k])
+        line = " · ".join(f"{v}: {c}/{n} in {t / n:.1f}s" for v, (n, c, t) in sorted(cells.items()))
+        assert f"by depth: {line}" in shown
         assert app.saved.person == "Ada"  # asked once, remembered
     store = LogStore(workbench.log)
     try:

@@ -305,12 +305,12 @@ class SessionScreen(InstanceScreen):
 
 
 # -- the end -----------------------------------------------------------------------------------------------
-def by_feature(app: Any, state: sessions.SessionState) -> dict[str, dict[str, tuple[int, int]]]:
-    """feature -> value -> (answered, correct), over the family's visible features."""
+def by_feature(app: Any, state: sessions.SessionState) -> dict[str, dict[str, tuple[int, int, float]]]:
+    """feature -> value -> (answered, correct, mean time in s), over the family's visible features."""
     run = app.workspace.log.get_run(state.run_id)
     family = get_family(run["family"])
     wanted = set(family.visible_features())
-    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0.0]))
     store = app.workspace.store_for(state.snapshot)
     for _, iid, features in store.feature_rows(state.snapshot):
         answer = state.answered.get(iid)
@@ -321,10 +321,12 @@ def by_feature(app: Any, state: sessions.SessionState) -> dict[str, dict[str, tu
                 cell = out[name][str(value)]
                 cell[0] += 1
                 cell[1] += bool(answer["correct"])
-    return {name: {value: (n, c) for value, (n, c) in sorted(values.items())} for name, values in out.items()}
+                cell[2] += answer["human_time_s"] or 0.0
+    return {name: {value: (int(n), int(c), t / n) for value, (n, c, t) in sorted(values.items())}
+            for name, values in out.items()}
 
 
-def summary_text(state: sessions.SessionState, features: dict[str, dict[str, tuple[int, int]]]) -> Text:
+def summary_text(state: sessions.SessionState, features: dict[str, dict[str, tuple[int, int, float]]]) -> Text:
     s = sessions.summary(state)
     text = Text(f"Session {s['run']} · human:{s['person']} · {s['answered']} of {s['total']} answered"
                 f" ({s['skipped']} skipped)\n", style="bold")
@@ -334,7 +336,7 @@ def summary_text(state: sessions.SessionState, features: dict[str, dict[str, tup
     if s["mean_time_s"] is not None:
         text.append(f"time per instance {fmt_seconds(s['mean_time_s'])} (total {fmt_seconds(s['total_time_s'])})\n")
     for name, values in features.items():
-        cells = " · ".join(f"{value}: {c}/{n}" for value, (n, c) in values.items())
+        cells = " · ".join(f"{value}: {c}/{n} in {fmt_seconds(t)}" for value, (n, c, t) in values.items())
         text.append(f"by {name}: ", style="bold")
         text.append(cells + "\n")
     return text
