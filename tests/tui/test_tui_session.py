@@ -221,3 +221,36 @@ async def test_session_keys_are_in_help_and_the_palette(make_app, workbench) -> 
         await settle(pilot)
         assert isinstance(app.screen, SessionDialog)
         assert app.screen.query_one("#src-marked").disabled  # nothing marked: that option is off
+
+
+async def test_a_session_resumes_after_quitting(make_app, workbench) -> None:
+    """Quit in the middle; a new workbench lists the unfinished session in H's dialog and Enter on it goes
+    on at the next unanswered instance, the name remembered across the restart."""
+    family = get_family("membership")
+    filtered: list[str] = []
+    clock = FakeClock()
+    app = make_app(clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_dialog(app, pilot)
+        filtered = [row.id for row in app.screen_stack[0].view]
+        await pilot.press(*"Cy", "enter")  # the current filter (nothing marked), started from the name field
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.state.plan.chosen_by == "filter"
+        assert screen.state.plan.instance_ids == filtered
+        run_id = screen.state.run_id
+        await type_answer(pilot, clock, truth(family, filtered[0], workbench.membership), 3.0)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert f"2 of {len(filtered)}" in app.screen.sub_title
+    app = make_app(clock=clock)  # a new workbench: the state file brings the name back
+    async with app.run_test(size=SIZE) as pilot:
+        await open_dialog(app, pilot)
+        assert app.screen.query_one("#session-person").value == "Cy"
+        app.screen.query_one("#session-unfinished").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.state.run_id == run_id
+        assert screen.instance.id == filtered[1] and f"2 of {len(filtered)}" in screen.sub_title
+        assert screen.state.answered[filtered[0]]["human_time_s"] == 3.0
