@@ -34,6 +34,8 @@ class SembenchCommands(Provider):
             for solver in (s for s in solvers_in(app.summary or {}) if s != ORACLE):
                 commands.append((f"Solved by {solver}", partial(screen.set_solver, solver),
                                  "the solved/attempted filter and marks count this solver only"))
+            commands.append(("Start a human-baseline session", screen.action_human_session,
+                             "marked rows, the current filter or a seeded sample; or resume one (H)"))
             commands.append(("Toggle the snapshot pane", screen.action_toggle_pane, "more room for the table"))
             if screen.table is not None:
                 for column in screen.table.columns:

@@ -63,6 +63,7 @@ class BrowserScreen(SembenchScreen):
         Binding("S", "sort_reverse", "Reverse"),
         Binding("o", "focus_snapshots", "Snapshots"),
         Binding("b", "toggle_pane", "Pane"),
+        Binding("H", "human_session", "Session", show=False),  # in ? help and the palette
         Binding("escape", "clear_search", "Clear", show=False),
     ]
 
@@ -353,6 +354,11 @@ class BrowserScreen(SembenchScreen):
         if self.table is None or not (0 <= event.row < len(self.view)):
             return
         self.app.open_instance(self.table.snapshot, self.view[event.row].id)
+
+    def action_human_session(self) -> None:
+        from tui.screens.session import start_from_browser
+
+        start_from_browser(self)
 
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()

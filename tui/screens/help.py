@@ -60,6 +60,25 @@ After sending, your answer stays in the editor: edit it to make a new attempt.
 The answer is checked (extracted and verified) in the background: a slow verifier never freezes the
 workbench, and `ctrl+x` cancels it.
 
+**Human-baseline sessions** (`H` in the browser, or the command palette) — answer a list of instances
+one after another: the marked rows, the current filter, or a seeded random sample of the snapshot
+(stratified by a feature if asked). The session is one run (solver `human:NAME`; your name is asked once
+and remembered); each answer is recorded as it is sent, so `sembench report RUN` and `sembench compare`
+read it like any run. Step's ground truth, Verdict and History stay hidden until the session ends, unless
+you chose "show the verdict after each". The header says how far you are ("3 of 5").
+
+| key | action |
+|---|---|
+| `H` | start a session, or resume an unfinished one (browser) |
+| `ctrl+s` | send the answer (recorded with your active time) |
+| `ctrl+t` | pause / resume (the problem is covered, the clock stands still) |
+| `ctrl+g` | skip the instance (counted as not solved) |
+| `ctrl+n` | next instance (after the verdict, with "show after each") |
+| `escape` | leave the session; `H` resumes it where it stopped |
+
+At the end: accuracy with its 95% Wilson interval, time per instance, both by feature; `enter` on an
+answer opens it with its verdict.
+
 **Runs** (`r`) — batch runs in the log database (`sembench run …`), their state (running, stale when the
 process is gone, finished) and live progress while another process writes them; the highlighted run's
 metrics by difficulty feature and a plot. `R` refreshes, `escape` or `q` goes back.
