@@ -1,0 +1,52 @@
+"""Issue 21 items 12-14: the step views of the newer families (an attempt stepped beside the truth)."""
+
+from __future__ import annotations
+
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
+from textual.widgets import DataTable
+
+from core.attempts import AttemptRecord
+from core.family import get_family
+from core.store import LogStore
+
+
+def add_attempt(log, family, instance, snapshot: str, response: str) -> None:
+    answer, verdict = family.check(instance, response)
+    store = LogStore(log)
+    try:
+        store.add_attempt(AttemptRecord(snapshot=snapshot, instance_id=instance.id, family=family.id, solver="human",
+                                        source="run", response=response, answer=answer, verdict=verdict,
+                                        correct=verdict.correct, score=verdict.score, status=verdict.status).row())
+    finally:
+        store.close()
+
+
+async def test_membership_attempt_shows_the_answer_and_where_it_disagrees(make_app, workbench) -> None:
+    """Item 12: one call tree (not the same one twice), the submitted answer, and the disagreeing step."""
+    family = get_family("membership")
+    instance = workbench.membership[0]
+    truth = family.oracle_response(instance).strip().endswith("True")
+    wrong = "False" if truth else "True"
+    add_attempt(workbench.log, family, instance, MEMBERSHIP_SNAPSHOT, wrong)
+    decisive = family.trace(instance, family.extract(wrong, instance)).divergence["step"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_instance(MEMBERSHIP_SNAPSHOT, instance.id, tab="history")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#history-table", DataTable).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert screen.showing == "answer"
+        text = render_text(app)
+        assert text.count("call tree (evaluation order)") == 1
+        assert f"submitted answer  {wrong}" in text and f"the execution gives  {truth}" in text
+        assert f"they disagree at step {decisive + 1}" in text
+        assert "disagrees here" not in text  # not reached yet: stepping does not give it away
+        screen.stepper.go(decisive)
+        await settle(pilot)
+        text = render_text(app)
+        marked = next(line for line in text.splitlines() if "disagrees here" in line)
+        assert f"the answer {wrong} disagrees here" in marked
