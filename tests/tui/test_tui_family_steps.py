@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle, write_snapshot
 from textual.widgets import DataTable
 
 from core.attempts import AttemptRecord
 from core.family import get_family
 from core.store import LogStore
+from tui.data import AttemptView
 
 
 def add_attempt(log, family, instance, snapshot: str, response: str) -> None:
@@ -50,3 +51,45 @@ async def test_membership_attempt_shows_the_answer_and_where_it_disagrees(make_a
         text = render_text(app)
         marked = next(line for line in text.splitlines() if "disagrees here" in line)
         assert f"the answer {wrong} disagrees here" in marked
+
+
+def typeinf_id_instance():
+    """TF-Bench's `id x = x` (generated, seed 7): a polymorphic type to name two ways."""
+    family = get_family("typeinf")
+    made = list(family.generate(family.resolve_params("tfbench-base"), 7, 58))
+    return family, next(i for i in made if i.ground_truth["signature"] == "id :: a -> a")
+
+
+def test_typeinf_answer_trace_uses_the_derivations_names() -> None:
+    """Item 13: the answer's `q` (and the checker's fresh variables) read as the derivation's names."""
+    family, instance = typeinf_id_instance()
+    answered = family.trace(instance, family.extract("id :: q -> Int"))
+    reference = answered.reference
+    assert reference is not None and answered.divergence is not None
+    bind = next(s.label for s in answered.steps if s.kind == "bind")
+    assert bind == next(s.label for s in reference.steps if s.kind == "bind")  # `x : t2` on both sides
+    shared = [s.label for s in answered.steps if s.kind == "unify"][0]
+    assert shared == [s.label for s in reference.steps if s.kind == "unify"][0]
+
+
+async def test_typeinf_step_marks_the_first_disagreement(make_app, workbench) -> None:
+    """Item 13: the step where the answer and the derivation first part is marked in the step list."""
+    family, instance = typeinf_id_instance()
+    LogStore(workbench.log).close()
+    write_snapshot(workbench.log, "typeinf-id", "typeinf", "tfbench-base", [instance])
+    answer = family.extract("id :: q -> Int")
+    step = family.trace(instance, answer).divergence["step"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_instance("typeinf-id", instance.id, tab="step")
+        await settle(pilot)
+        screen = app.screen
+        screen.load_attempt(AttemptView(id=None, instance_id=instance.id, solver="human", answer=answer))
+        await settle(pilot)
+        await pilot.press("2")
+        screen.stepper.go(step)
+        await settle(pilot)
+        text = render_text(app)
+        line = next(line for line in text.splitlines() if "first disagreement" in line)
+        assert "equation of id" in line  # the failing unification, named on that row
+        assert text.count("first disagreement with the reference") == 1

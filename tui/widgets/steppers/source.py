@@ -36,9 +36,14 @@ STATUS_STYLES = {
 }
 
 
+DISAGREE = "✗ first disagreement with the reference"
+
+
 def step_list(trace: Trace, index: int, window: int = WINDOW) -> Text:
-    """Steps around the active one, indented by depth; the active step reversed, later steps dim."""
+    """Steps around the active one, indented by depth; the active step reversed, later steps dim; the
+    step where an answer's trace first parts from its reference (`divergence`) flagged."""
     active = min(index, len(trace.steps) - 1)
+    split = (trace.divergence or {}).get("step")
     lo, hi = max(0, active - window), min(len(trace.steps), active + window + 1)
     text = Text()
     if lo > 0:
@@ -51,6 +56,8 @@ def step_list(trace: Trace, index: int, window: int = WINDOW) -> Text:
             style += " yellow"
         text.append(f"{ACTIVE_MARK} " if is_active else "  ")
         text.append("│ " * step.depth, style="dim")
+        if at == split:  # before the label, so a long label wrapping never pushes it out of sight
+            text.append(f"{DISAGREE}: ", style="bold magenta")
         text.append(step.label, style=style.strip())
         text.append("\n")
     if hi < len(trace.steps):
