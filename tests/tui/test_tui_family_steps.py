@@ -93,3 +93,6 @@ async def test_typeinf_step_marks_the_first_disagreement(make_app, workbench) ->
         line = next(line for line in text.splitlines() if "first disagreement" in line)
         assert "equation of id" in line  # the failing unification, named on that row
         assert text.count("first disagreement with the reference") == 1
+        # the code once, across the width (the same document on both sides), the two sides' steps below
+        assert text.count("code  (haskell)") == 1 and "Submitted" in text and "Reference" in text
+        assert sum("id x = x" in line for line in text.splitlines()) == 1
