@@ -87,8 +87,11 @@ def probe_text(probe: Any, path: list[int] | None, limit: int = PROBE_CHARS) -> 
 
 def call_tree(trace: Trace, index: int, window: int = WINDOW) -> Text:
     """The evaluation so far, nested by depth, the active step reversed. Later steps stay hidden (only
-    counted) so stepping does not give the result away before the evaluation reaches it."""
+    counted) so stepping does not give the result away before the evaluation reaches it. On an answer's
+    trace, the step where the execution settles the other value than the answer's is flagged once reached."""
     active = min(index, len(trace.steps) - 1)
+    divergence = trace.divergence or {}
+    disagree = divergence.get("step") if isinstance(divergence.get("step"), int) else None
     lo, hi = max(0, active - 2 * window), active + 1
     text = Text()
     if lo > 0:
@@ -112,6 +115,10 @@ def call_tree(trace: Trace, index: int, window: int = WINDOW) -> Text:
         if is_active:
             style = (style + " reverse bold").strip()
         text.append(icon + step.label, style=style)
+        if step.index == disagree:
+            said = divergence.get("predicted")
+            text.append("\n  " + "│ " * step.depth, style="dim")
+            text.append(f"✗ the answer {'(none)' if said is None else said} disagrees here", style="bold magenta")
         text.append("\n")
     if hi < len(trace.steps):
         text.append(f"  … {len(trace.steps) - hi} more steps (n to continue)\n", style="dim")
@@ -136,10 +143,41 @@ def code_syntax(code: str, line: Any, span: Any) -> Syntax:
     return syntax
 
 
+def answer_line(trace: Trace) -> Text | None:
+    """On an answer's trace: what was submitted, what the execution gives, and the step where they part."""
+    meta = trace.meta if isinstance(trace.meta, dict) else {}
+    if "answer_ok" not in meta:
+        return None  # the ground truth's own trace
+    predicted, actual = meta.get("predicted"), meta.get("actual")
+    text = Text("submitted answer  ", style="bold")
+    text.append("no usable answer" if predicted is None else str(predicted), style="bold magenta")
+    text.append("   the execution gives  ", style="bold")
+    text.append("an error" if actual is None else str(actual), style="bold green" if actual else "bold red")
+    step = (trace.divergence or {}).get("step")
+    if meta.get("correct"):
+        text.append("   ✓ they agree", style="bold green")
+    elif isinstance(step, int):
+        text.append(f"   ✗ they disagree at step {step + 1} (the step that settles the result)", style="bold red")
+    else:
+        text.append("   ✗ they disagree", style="bold red")
+    return text
+
+
 class MembershipStepper(StepperView):
+    def render_pair(self, trace: Trace, reference: Trace, index: int) -> RenderableType:
+        # An answer is one boolean and its trace is the execution that grades it: the reference's call tree
+        # would be the same one again. One call tree at full width, with the answer and the disagreement.
+        self.columns = 1
+        return self.render_step(trace, index)
+
     def render_step(self, trace: Trace, index: int) -> RenderableType:
         step = self.step_at(trace, index)
         assert step is not None
+        said = answer_line(trace)
+        shown = self._render_step(trace, index, step)
+        return shown if said is None else Group(said, Text(""), shown)
+
+    def _render_step(self, trace: Trace, index: int, step: Any) -> RenderableType:
         # line numbers refer to the rendering of the condition when the file's code disagrees with it
         code = str(trace.meta.get("rendered_code") or getattr(self.instance, "code", "") or "")
         probe = getattr(self.instance, "probe", None)

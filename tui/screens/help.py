@@ -57,6 +57,11 @@ your answer. The clock starts at your first keystroke and runs only while the So
 that active time is recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
 After sending, your answer stays in the editor: edit it to make a new attempt.
 
+*Comparing* (History tab): `space` marks the attempt under the cursor (two at most), `c` compares the two
+marked attempts side by side, or, with fewer marks, the one under the cursor with the latest attempt of
+another solver: the two verdicts, a diff of the two answers, and the two answers' traces, stepped together
+with `n` `p` `g` `G`; `escape` goes back.
+
 The answer is checked (extracted and verified) in the background: a slow verifier never freezes the
 workbench, and `ctrl+x` cancels it.
 

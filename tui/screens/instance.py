@@ -57,6 +57,8 @@ TABS = ("problem", "step", "solve", "verdict", "history")
 TITLES = {"problem": "1 Problem", "step": "2 Step", "solve": "3 Solve", "verdict": "4 Verdict", "history": "5 History"}
 STEP_ACTIONS = {"step", "toggle_trace"}
 SOLVE_ACTIONS = {"send", "pick_solver", "edit_answer"}
+HISTORY_ACTIONS = {"mark_attempt", "compare"}
+MARK = "● "  # the History `#` cell of a marked attempt
 GAVE_UP = "revealed"  # the attempt's `usage` key: the person revealed the answer before sending this one
 TABS_GROUP = Binding.Group("Tabs", compact=True)
 HIDDEN = ("hidden while you answer — send your answer first (Solve tab, ctrl+s) or pick another solver; "
@@ -105,6 +107,8 @@ class InstanceScreen(SembenchScreen):
         Binding("g", "step('first')", "First"),
         Binding("G", "step('last')", "Last"),
         Binding("space", "step('play')", "Play/pause"),
+        Binding("space", "mark_attempt", "Mark"),  # History tab (check_action picks one of the two)
+        Binding("c", "compare", "Compare"),
         Binding("a", "toggle_trace", "Answer/truth"),
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
@@ -127,6 +131,7 @@ class InstanceScreen(SembenchScreen):
         self.showing = "truth"
         self.current: AttemptView | None = None
         self.history: list[dict[str, Any]] = []
+        self.marked: list[str] = []  # History rows marked with space (attempt ids, in marking order)
         self._solve_cancel: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
         self._solve_lock = threading.Lock()
         self._leaving = False
@@ -187,7 +192,7 @@ class InstanceScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
+        self._id_column = table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
         self.refresh_history()
         self._sync_answering()
         self.compute_truth()
@@ -261,6 +266,8 @@ class InstanceScreen(SembenchScreen):
         if action in STEP_ACTIONS and (self.active_tab != "step" or self.answering):
             return False
         if action in SOLVE_ACTIONS and self.active_tab != "solve":
+            return False
+        if action in HISTORY_ACTIONS and self.active_tab != "history":
             return False
         if action == "edit_answer" and isinstance(self.focused, Input | TextArea):
             return False  # the focus is in the entry already: `e` is an e there, never suggested
@@ -659,6 +666,7 @@ class InstanceScreen(SembenchScreen):
             self._human_sent = True
         table = self.query_one("#history-table", DataTable)
         table.clear()
+        self.marked = [key for key in self.marked if any(str(r["id"]) == key for r in self.history)]
         for row in reversed(self.history):
             if row.get("error"):
                 verdict = Text("error", style="bold red")
@@ -670,14 +678,71 @@ class InstanceScreen(SembenchScreen):
             time_s = row.get("human_time_s") if row.get("human_time_s") is not None else row.get("elapsed_s")
             table.add_row(
                 # Text cells, never str: a DataTable reads a str as markup
-                str(row["id"]), short_time(row.get("started")), Text(row.get("solver") or ""),
+                self._id_cell(str(row["id"])), short_time(row.get("started")), Text(row.get("solver") or ""),
                 Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
                 "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
-            Text(f"{len(self.history)} attempt(s) on this instance · enter: open in Verdict and Step", style="dim")
+            Text(f"{len(self.history)} attempt(s) on this instance · enter: open in Verdict and Step · "
+                 "space: mark · c: compare the two marked (or the one under the cursor with another solver's)",
+                 style="dim")
         )
+
+    def _id_cell(self, key: str) -> Text:
+        return Text((MARK if key in self.marked else "") + key, style="bold yellow" if key in self.marked else "")
+
+    def _cursor_key(self) -> str | None:
+        table = self.query_one("#history-table", DataTable)
+        if not table.row_count:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return row_key.value
+
+    def action_mark_attempt(self) -> None:
+        key = self._cursor_key()
+        if key is None:
+            return
+        if key in self.marked:
+            self.marked.remove(key)
+        else:
+            self.marked.append(key)
+            if len(self.marked) > 2:  # a comparison takes two: the oldest mark gives way
+                dropped = self.marked.pop(0)
+                self._update_mark(dropped)
+        self._update_mark(key)
+
+    def _update_mark(self, key: str) -> None:
+        table = self.query_one("#history-table", DataTable)
+        try:
+            table.update_cell(key, self._id_column[0], self._id_cell(key))
+        except Exception:  # the row is gone (history refreshed): nothing to redraw
+            pass
+
+    def compare_pair(self) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        """The two attempts `c` compares, or why there are not two."""
+        by_key = {str(r["id"]): r for r in self.history}
+        if len(self.marked) == 2:
+            return by_key[self.marked[0]], by_key[self.marked[1]]
+        key = self.marked[0] if self.marked else self._cursor_key()
+        first = by_key.get(key or "")
+        if first is None:
+            return "No attempt to compare: History is empty."
+        # Two solvers on this instance: the latest attempt of another solver than the first's.
+        other = next((r for r in reversed(self.history) if r.get("solver") != first.get("solver")), None)
+        if other is None:
+            return "Mark two attempts with space to compare them (no other solver has tried this instance)."
+        return first, other
+
+    def action_compare(self) -> None:
+        from tui.screens.compare import CompareScreen
+
+        pair = self.compare_pair()
+        if isinstance(pair, str):
+            self.notify(pair, severity="warning", markup=False)
+            return
+        a, b = (AttemptView.from_row(row) for row in pair)
+        self.app.push_screen(CompareScreen(self.family, self.instance, a, b))
 
     @on(DataTable.RowSelected, "#history-table")
     def _history_selected(self, event: DataTable.RowSelected) -> None:

@@ -4,9 +4,10 @@
   knowledge base; then one step per constraint (source order; later rounds only when they still
   narrow something), focused on the constraint's span, with one state row per simple name (its
   remaining candidates; `changed` when this constraint narrowed it, `ok` once one is left); the last
-  step is the choice, marked against the ground truth.
+  step is the tie-break (a heuristic preference, said so), marked against the ground truth.
 - `trace(instance, answer)`: one step per simple name (expected or answered), focused on its first use,
-  with the expected and the answered FQN; `reference` is the ground truth's trace and `divergence` the
+  with the expected and the answered FQN and why the answer's was accepted or not (the knowledge base's
+  candidates for the name, javac's errors on it with the answer's imports); `reference` is the ground truth's trace and `divergence` the
   first simple name the answer gets wrong.
 - `ddmin_trace(result)`: one step per ddmin round (tokens kept), the kept text as the document.
 """
@@ -83,8 +84,9 @@ def baseline_trace(instance: ImportsInstance) -> Trace:
     for name, want in sorted(expected.items()):
         if name not in solution.chosen:
             rows.append(StateRow(name=name, value=f"(none; expected {want})", status="fail"))
-    steps.append(TraceStep(index=len(steps), kind="choose", label="choose one FQN per simple name (library, "
-                           "package of the others, JDK, alphabetical)", focus=Focus(document=DOC, line=1),
+    steps.append(TraceStep(index=len(steps), kind="choose", label="tie-break (a heuristic, not a deduction): "
+                           "choose one FQN per simple name by preference (library, package of the others, JDK, "
+                           "alphabetical) where the constraints leave several", focus=Focus(document=DOC, line=1),
                            state=rows, data={"kind": "choose",
                                                      "candidates": {k: [v] for k, v in solution.chosen.items()}}))
     meta: dict[str, Any] = {"imports": solution.imports, "contradictions": solution.contradictions,
@@ -95,7 +97,51 @@ def baseline_trace(instance: ImportsInstance) -> Trace:
                  steps=steps, meta=meta)
 
 
-def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tuple[list[TraceStep], int | None]:
+def _mentions(d: dict[str, Any], name: str) -> bool:
+    """Whether a javac diagnostic is about this simple name: the word it points at, or its `symbol:`."""
+    word = rf"(?<![\w$.]){re.escape(name)}(?![\w$])"
+    text, col = str(d.get("text") or ""), int(d.get("col") or 0) - 1
+    if 0 <= col < len(text) and re.match(word, text[col:]):
+        return True
+    # `symbol: class Period`, `constructor Period in class java.time.Period`; never `location: class A`
+    message = "\n".join(line for line in str(d.get("message", "")).split("\n")
+                        if not line.strip().startswith("location:"))
+    kinds = r"(?:symbol:\s+\w+|constructor|class|interface|enum)"
+    return bool(re.search(rf"{kinds}\s+(?:[\w$]+\.)*{re.escape(name)}(?![\w$])", message))
+
+
+def _why(name: str, e: str | None, g: str | None, candidates: list[str] | None,
+         diagnostics: list[dict[str, Any]]) -> tuple[list[StateRow], list[str]]:
+    """Why the answer's FQN for `name` was or was not accepted: the knowledge base's candidates for the
+    simple name, and javac's errors on that name with the answer's imports."""
+    from core.families.imports.verify import diagnostic_text
+
+    rows: list[StateRow] = []
+    if candidates is not None:
+        rows.append(StateRow(name="knowledge base", value=", ".join(candidates) if candidates else "(no such type)",
+                             status="ok" if g in candidates else "fail" if g else "kept"))
+    errors = [diagnostic_text(d) for d in diagnostics if _mentions(d, name)]
+    if g is not None and g == e:
+        why = "accepted: it is the expected FQN"
+    elif g is None:
+        why = "rejected: the answer imports nothing for it"
+    elif e is None:
+        why = "rejected: the snippet needs no import of it"
+    elif candidates is not None and g not in candidates:
+        why = f"rejected: {g} is not a type the knowledge base knows as `{name}`"
+    else:
+        why = f"rejected: a {name} the knowledge base has, but not the expected {e}"
+    if errors:
+        why += f"; javac: {len(errors)} error(s) on `{name}` with these imports"
+    elif g is not None and g != e and diagnostics:
+        why += f"; javac reports no error on `{name}` itself"
+    rows.append(StateRow(name="why", value=why, status="ok" if why.startswith("accepted") else "fail"))
+    return rows, errors
+
+
+def _answer_steps(code: str, expected: list[str], got: list[str] | None,
+                  candidates: dict[str, list[str]] | None = None,
+                  diagnostics: list[dict[str, Any]] | None = None) -> tuple[list[TraceStep], int | None]:
     exp = {e.removeprefix("static ").rsplit(".", 1)[-1]: e for e in expected}
     ans = {g.removeprefix("static ").rsplit(".", 1)[-1]: g for g in (got or [])}
     steps: list[TraceStep] = []
@@ -107,10 +153,15 @@ def _answer_steps(code: str, expected: list[str], got: list[str] | None) -> tupl
             first_bad = len(steps)
         label = f"`{name}`: " + (f"{e}" if ok else f"expected {e or '(nothing)'}, got {g or '(nothing)'}")
         state = [StateRow(name="expected", value=e or "(not imported)", status="ok" if ok and e else "kept")]
+        lines: list[str] = []
         if got is not None:
             state.append(StateRow(name="answer", value=g or "(missing)", status="ok" if ok else "fail"))
+            why, lines = _why(name, e, g, None if candidates is None else candidates.get(name, []),
+                              diagnostics or [])
+            state += why
         steps.append(TraceStep(index=len(steps), kind="name", label=label, focus=_focus_first(code, name),
-                               state=state, data={"kind": "name", "simple_name": name, "expected": e, "answer": g}))
+                               state=state, lines=lines,
+                               data={"kind": "name", "simple_name": name, "expected": e, "answer": g}))
     return steps, first_bad
 
 
@@ -137,6 +188,28 @@ def _compile_step(instance: ImportsInstance, answer: Answer, code: str, index: i
                      state=[StateRow(name="compiles", value="no", status="fail")])
 
 
+def _evidence(instance: ImportsInstance, answer: Answer,
+              got: list[str] | None) -> tuple[dict[str, list[str]] | None, list[dict[str, Any]]]:
+    """The knowledge base's candidates per simple name (None without a JDK) and javac's diagnostics with
+    the answer's imports (the verifier's check, cached; none when it compiled or was not checked)."""
+    from core.families.imports.verify import verify
+
+    names = {n.removeprefix("static ").rsplit(".", 1)[-1] for n in [*instance.expected(), *(got or [])]}
+    try:
+        from core.families.imports.kb import load
+
+        kb = load()
+        candidates: dict[str, list[str]] | None = {name: sorted(kb.candidates(name)) for name in names}
+    except Exception:  # no JDK here: the rest of the trace still shows
+        candidates = None
+    diagnostics: list[dict[str, Any]] = []
+    if got is not None:
+        info = verify(instance, answer).details.get("compile") or {}
+        if info.get("checked") and not info.get("ok"):
+            diagnostics = list(info.get("diagnostics") or [])
+    return candidates, diagnostics
+
+
 def trace(instance: ImportsInstance, answer: Answer | None = None) -> Trace:
     if answer is None:
         try:
@@ -152,7 +225,8 @@ def trace(instance: ImportsInstance, answer: Answer | None = None) -> Trace:
 
     code = prompt_code(instance)
     got = answer_imports(answer)
-    steps, first_bad = _answer_steps(code, instance.expected(), got if got is not None else [])
+    steps, first_bad = _answer_steps(code, instance.expected(), got if got is not None else [],
+                                     *_evidence(instance, answer, got))
     if not steps:
         steps = [TraceStep(index=0, kind="name", label="no imports expected and none given",
                            focus=Focus(document=DOC, line=1))]

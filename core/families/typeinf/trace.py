@@ -4,17 +4,22 @@ Documents: the code (focus spans point into it) and the dependencies. Each step 
 sub-expression under focus, the equation, and the state: the substitution so far (new entries marked),
 the constraints collected. An answer's trace re-runs the inference with the answer assumed as the
 function's type (its variables rigid, its constraints given): the first step that fails is where the
-answer and the code part ways; `reference` holds the plain derivation of the ground truth.
+answer and the code part ways; `reference` holds the plain derivation of the ground truth. The answer's
+steps name type variables as the derivation does (its own `q` and the checker's fresh `t1` become the
+derivation's `t2` where aligned steps show they are the same), so the two sides read in one naming.
 """
 
 from __future__ import annotations
+
+import difflib
+import re
 
 from core.families.typeinf.baseline import renamed_types
 from core.families.typeinf.env import task_env
 from core.families.typeinf.hsparse import HsParseError, parse_type
 from core.families.typeinf.infer import Event, infer_code, rename_scheme
 from core.families.typeinf.model import TypeinfInstance
-from core.families.typeinf.types import show, show_pred, show_scheme
+from core.families.typeinf.types import scheme_vars, show, show_pred, show_scheme
 from core.trace import Document, Focus, StateRow, Trace, TraceStep
 from core.verdict import Answer
 
@@ -81,6 +86,45 @@ def derivation(instance: TypeinfInstance) -> Trace:
                  steps=steps, meta={"steps": result.steps, "defaulted": result.defaulted})
 
 
+TOKEN = re.compile(r"[A-Za-z_][\w']*|\S")
+FRESH = re.compile(r"t\d+")
+
+
+def name_map(steps: list[TraceStep], reference: list[TraceStep], rigid: set[str]) -> dict[str, str]:
+    """The answer's type variables (its own, and the checker's fresh `tN`) named as the derivation names
+    them: steps of the two traces are aligned by kind, and two aligned labels of the same shape (the same
+    tokens but for variables) pair their variables; the first pairing of a variable wins."""
+    mapping: dict[str, str] = {}
+    kinds = difflib.SequenceMatcher(None, [s.kind for s in steps], [s.kind for s in reference], autojunk=False)
+    for block in kinds.get_matching_blocks():
+        for k in range(block.size):
+            ours, theirs = TOKEN.findall(steps[block.a + k].label), TOKEN.findall(reference[block.b + k].label)
+            if len(ours) != len(theirs):
+                continue
+            pairs = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+            variable = [(a, b) for a, b in pairs if (a in rigid or FRESH.fullmatch(a)) and b[:1].islower()]
+            if len(variable) != len(pairs):
+                continue  # not the same shape: a different equation, not a renaming
+            for a, b in variable:
+                mapping.setdefault(a, b)
+    return {a: b for a, b in mapping.items() if a != b}
+
+
+def renamed(steps: list[TraceStep], mapping: dict[str, str]) -> list[TraceStep]:
+    """The steps with the variables renamed at once (a swap `t1 <-> t2` stays right)."""
+    if not mapping:
+        return steps
+
+    def sub(text: str) -> str:
+        return TOKEN.sub(lambda m: mapping.get(m.group(), m.group()), text)
+
+    out = []
+    for step in steps:
+        state = [row.model_copy(update={"name": sub(row.name), "value": sub(row.value)}) for row in step.state]
+        out.append(step.model_copy(update={"label": sub(step.label), "state": state}))
+    return out
+
+
 def trace(instance: TypeinfInstance, answer: Answer | None = None) -> Trace:
     reference = derivation(instance)
     if answer is None:
@@ -105,6 +149,9 @@ def trace(instance: TypeinfInstance, answer: Answer | None = None) -> Trace:
     checked = infer_code(instance.code, env, instance.name, expected=scheme, record=True,
                          pure=renamed_types(instance))
     steps = _steps(checked.events, instance.code)
+    # One naming on both sides: the answer's variables as the derivation names them.
+    mapping = name_map(steps, reference.steps, set(scheme_vars(scheme)))
+    steps = renamed(steps, mapping)
     divergence = None
     first_fail = next((s for s in steps if s.kind == "fail"), None)
     if first_fail is not None:
@@ -126,5 +173,9 @@ def trace(instance: TypeinfInstance, answer: Answer | None = None) -> Trace:
             title = f"checking {instance.name} :: {type_text} — accepted by the code but not principal"
     if not steps:
         steps = [TraceStep(index=0, kind="assume", label=title, focus=Focus(document="code", line=1))]
+    if mapping:
+        title += " (type variables named as in the derivation: " + ", ".join(
+            f"{a} as {b}" for a, b in sorted(mapping.items()) if not FRESH.fullmatch(a)) + ")"
+        title = title.replace(" ()", "").replace(" (type variables named as in the derivation: )", "")
     return Trace(family="typeinf", instance_id=instance.id, title=title, documents=documents, steps=steps,
-                 reference=reference, divergence=divergence)
+                 reference=reference, divergence=divergence, meta={"renamed": mapping})

@@ -335,3 +335,35 @@ def test_a_huge_package_name_is_too_long_not_a_compile_crash(family) -> None:
     compile_info = verdict.details["compile"]
     assert compile_info["checked"] and not compile_info["ok"]
     assert all(d["code"] != "crash" for d in compile_info["diagnostics"]), compile_info
+
+
+# ---- issue 21 item 14: the attempt trace says why each simple name's FQN was or was not accepted ----------
+def test_answer_trace_says_why_each_name_was_accepted_or_not(family) -> None:
+    data = {"id": "so-18", "family": "imports", "library": "jodatime", "meta": {},
+            "code": "public class A {\n  public static void main(String[] a) {\n    Period p = new Period(1, 2, 3, 4);\n"
+                    "    System.out.println(p.getYears());\n  }\n}\n",
+            "ground_truth": {"imports": ["org.joda.time.Period"]}}
+    inst = family.parse_instance(data)
+
+    def name_step(response: str):
+        trace = family.trace(inst, family.extract(response))
+        step = next(s for s in trace.steps if s.data.get("simple_name") == "Period")
+        return {row.name: row for row in step.state}, step.lines
+
+    # a knowledge-base candidate, not the expected one: javac's error on Period (its constructor) is named
+    rows, lines = name_step("import java.time.Period;")
+    assert rows["knowledge base"].value == "java.time.Period, jdk.jfr.Period, org.joda.time.Period"
+    assert rows["why"].status == "fail" and "not the expected org.joda.time.Period" in rows["why"].value
+    assert "javac: 1 error(s) on `Period`" in rows["why"].value
+    assert lines and "constructor Period" in lines[0]
+    # no import at all: cannot find symbol on that name
+    rows, lines = name_step("import java.util.Date;")
+    assert "imports nothing" in rows["why"].value and any("symbol: class Period" in line for line in lines)
+    # a name the knowledge base does not know
+    rows, _ = name_step("import com.example.Period;")
+    assert "is not a type the knowledge base knows" in rows["why"].value
+    # the expected one
+    rows, lines = name_step("import org.joda.time.Period;")
+    assert rows["why"].status == "ok" and rows["why"].value.startswith("accepted") and not lines
+    # the baseline's tie-break says it is a heuristic
+    assert "heuristic" in family.trace(inst).steps[-1].label

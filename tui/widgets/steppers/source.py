@@ -36,9 +36,14 @@ STATUS_STYLES = {
 }
 
 
+DISAGREE = "✗ first disagreement with the reference"
+
+
 def step_list(trace: Trace, index: int, window: int = WINDOW) -> Text:
-    """Steps around the active one, indented by depth; the active step reversed, later steps dim."""
+    """Steps around the active one, indented by depth; the active step reversed, later steps dim; the
+    step where an answer's trace first parts from its reference (`divergence`) flagged."""
     active = min(index, len(trace.steps) - 1)
+    split = (trace.divergence or {}).get("step")
     lo, hi = max(0, active - window), min(len(trace.steps), active + window + 1)
     text = Text()
     if lo > 0:
@@ -51,6 +56,8 @@ def step_list(trace: Trace, index: int, window: int = WINDOW) -> Text:
             style += " yellow"
         text.append(f"{ACTIVE_MARK} " if is_active else "  ")
         text.append("│ " * step.depth, style="dim")
+        if at == split:  # before the label, so a long label wrapping never pushes it out of sight
+            text.append(f"{DISAGREE}: ", style="bold magenta")
         text.append(step.label, style=style.strip())
         text.append("\n")
     if hi < len(trace.steps):
@@ -175,6 +182,31 @@ class SourceStepper(StepperView):
             grid.add_row(Group(*source), Group(*side, *steps))
             return grid
         return Group(*source, *side, *steps)
+
+    def render_pair(self, trace: Trace, reference: Trace, index: int) -> RenderableType:
+        """An answer beside its reference over one document (typeinf's code, an imports snippet): the
+        document once, across the whole width, with the answer's focus (the reference's line named), then
+        the two sides' state and steps in two columns. Different documents: each side whole."""
+        doc, focus = focus_at(trace, index)
+        ref_doc, ref_focus = focus_at(reference, index)
+        if doc is None or ref_doc is None or doc.text != ref_doc.text:
+            return super().render_pair(trace, reference, index)
+        label = focus_label(doc, focus)
+        label.append("  (the answer's step)", style="magenta")
+        if ref_focus is not None and (focus is None or ref_focus.line != focus.line):
+            label.append(f"  reference at line {ref_focus.line}", style="green")
+        grid = Table.grid(expand=True, padding=(0, 2))
+        grid.add_column(ratio=1)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(f"Submitted — {trace.title}", style="bold magenta"),
+                     Text(f"Reference — {reference.title}", style="bold green"))
+        sides = []
+        for side_trace in (trace, reference):
+            step = self.step_at(side_trace, index)
+            sides.append(Group(*self.side_parts(step, with_data=False), Text("steps", style="bold underline"),
+                               step_list(side_trace, index)))
+        grid.add_row(*sides)
+        return Group(label, document_view(doc, focus), Text(""), grid)
 
     @staticmethod
     def side_parts(step: TraceStep | None, with_data: bool) -> list[RenderableType]:
