@@ -18,9 +18,6 @@ from core.store import SnapshotStore
 
 STATUSES = ("all", "unsolved", "solved", "attempted", "unattempted", "bookmarked", "solved by none",
             "solved by exactly one")
-# Families whose instance id is a hash: a display column taken from the payload says what the instance is
-# (issue 21 item 18). Not a feature of the family's metrics: the browser alone shows and searches it.
-LABEL_FIELDS = {"specs": "function", "typeinf": "name"}
 MARK = "●"  # a row marked with space (for a batch action)
 BOOKMARK = "★"
 SOLVERS_COLUMN = "solvers"  # how many solvers solved the instance (models, people, baseline; never the oracle)
@@ -119,14 +116,17 @@ def fmt_value(value: Any) -> str:
 
 
 def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple[str, ...],
-               summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None) -> SnapshotTable:
+               summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None,
+               label: str | None = None) -> SnapshotTable:
     """The snapshot's rows. With `features` (the family's visible ones), a row keeps only those: a
     spoiler feature (membership's `label`) never reaches the browser, so no search or sort can use it.
     Without (a family this version does not know), rows keep what the file carries."""
     rows: list[Row] = []
     append = rows.append
     get = summary.get
-    label = LABEL_FIELDS.get(family)
+    # `label` (Family.label_field): a payload field shown as a display column where ids are hashes
+    if label in features:
+        label = None  # a family that already shows it as a feature
     labels = store.payload_field(snapshot, label) if label else {}
     for idx, iid, feats in store.feature_rows(snapshot):
         if features:

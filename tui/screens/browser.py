@@ -281,7 +281,8 @@ class BrowserScreen(SembenchScreen):
             features = family.visible_features() if family is not None else ()
             store = workspace.store_for(name)
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
-            table = load_table(store, name, snap.family, features, known, self.app.summary)
+            label = family.label_field if family is not None else None
+            table = load_table(store, name, snap.family, features, known, self.app.summary, label)
         except Exception as exc:
             self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return
