@@ -185,6 +185,10 @@ class Family:
     # Top-level CLI verbs the family adds: verb -> "module:attr" of a click command (relative to the
     # family's package), imported only when the verb is used or listed by --help.
     commands: ClassVar[dict[str, str]] = {}
+    # A top-level payload field that says what an instance is, for families whose ids are hashes (specs'
+    # function name): the workbench's browser shows and searches it as a column. Display only: not a
+    # feature, so no metric or plot groups by it.
+    label_field: ClassVar[str | None] = None
 
     # ---- plumbing -----------------------------------------------------------------------------
     def cast(self, instance: Instance) -> Instance:

@@ -10,9 +10,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 class SembenchCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from tui.data import ANY_BUT_ORACLE, ORACLE, PEOPLE_AND_MODELS, solvers_in
+        from tui.data import ANY_BUT_ORACLE, ORACLE, PEOPLE_AND_MODELS, SOLVERS_COLUMN, STATUSES, solvers_in
         from tui.screens.browser import BrowserScreen
         from tui.screens.instance import InstanceScreen
+        from tui.screens.notes import MARKED_ACTIONS
 
         app = self.app
         commands: list[tuple[str, Callable[[], object], str]] = [
@@ -25,8 +26,21 @@ class SembenchCommands(Provider):
                              f"{snap.family}, {snap.count} instances ({origin})"))
         screen = self.screen
         if isinstance(screen, BrowserScreen):
-            for status in ("all", "unsolved", "solved", "attempted", "unattempted"):
+            for status in STATUSES:
                 commands.append((f"Show {status} instances", partial(screen.set_status, status), "filter"))
+            solvers = [s for s in solvers_in(app.summary or {}) if s != ORACLE]
+            for a in solvers:  # the disagreement filter, for every ordered pair of solvers
+                for b in solvers:
+                    if a != b:
+                        commands.append((f"Failed by {a} and solved by {b}", partial(screen.set_disagreement, a, b),
+                                         f"search: failed_by:{a} solved_by:{b}"))
+            commands.append(("Sort by solvers (hardest first)", partial(screen.sort_by, SOLVERS_COLUMN),
+                             "the fewest solvers solved it first"))
+            if screen.marked:
+                commands.append((f"Act on the {len(screen.marked)} marked rows", screen.action_marked_menu,
+                                 "tag, export, send to a solver as a run"))
+                for key, label in MARKED_ACTIONS:
+                    commands.append((label, partial(screen.marked_action, key), "the rows marked with space"))
             commands.append(("Solved by models and people", partial(screen.set_solver, PEOPLE_AND_MODELS),
                              "the default: the oracle and the family's own solvers do not count"))
             commands.append(("Solved by any solver but the oracle", partial(screen.set_solver, ANY_BUT_ORACLE),

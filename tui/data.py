@@ -16,13 +16,17 @@ from typing import Any, NamedTuple
 
 from core.store import SnapshotStore
 
-STATUSES = ("all", "unsolved", "solved", "attempted", "unattempted")
+STATUSES = ("all", "unsolved", "solved", "attempted", "unattempted", "bookmarked", "solved by none",
+            "solved by exactly one")
+MARK = "●"  # a row marked with space (for a batch action)
+BOOKMARK = "★"
+SOLVERS_COLUMN = "solvers"  # how many solvers solved the instance (models, people, baseline; never the oracle)
 
 
 class Row:
     """One instance in the browser table (slots, no model: 10,000 of them load in a blink)."""
 
-    __slots__ = ("idx", "id", "features", "attempts", "solved", "_haystack")
+    __slots__ = ("idx", "id", "features", "attempts", "solved", "by", "_haystack")
 
     def __init__(self, idx: int, id: str, features: dict[str, Any], attempts: int = 0, solved: bool = False) -> None:
         self.idx = idx
@@ -30,7 +34,13 @@ class Row:
         self.features = features
         self.attempts = attempts
         self.solved = solved
+        self.by: dict[str, tuple[int, bool]] = {}  # solver -> (attempts, solved), the oracle left out
         self._haystack: str | None = None
+
+    @property
+    def n_solvers(self) -> int:
+        """How many solvers (never the oracle) solved it at least once."""
+        return sum(1 for _n, ok in self.by.values() if ok)
 
     @property
     def haystack(self) -> str:
@@ -51,18 +61,26 @@ class SnapshotTable:
     family: str
     features: tuple[str, ...]
     rows: list[Row] = field(default_factory=list)
+    marked: set[str] = field(default_factory=set)  # the browser's space-marked ids
+    notes: dict[str, Any] = field(default_factory=dict)  # instance id -> core.store.notes.Note
 
     @property
     def columns(self) -> list[str]:
-        return ["#", "id", "status", *self.features]
+        return ["#", "id", "status", *self.features, SOLVERS_COLUMN]
 
     def cells(self, row: Row) -> tuple[str, ...]:
         status = "✓ solved" if row.solved else (f"✗ {row.attempts} tried" if row.attempts else "")
-        return (str(row.idx), row.id, status, *(fmt_value(row.features.get(f)) for f in self.features))
+        note = self.notes.get(row.id)
+        # the marks lead the "#" cell: space-marked, bookmarked
+        mark = (MARK if row.id in self.marked else "") + (BOOKMARK if note is not None and note.bookmarked else "")
+        solvers = f"{row.n_solvers}/{len(row.by)}" if row.by else ""
+        return (f"{mark} {row.idx}" if mark else str(row.idx), row.id, status, *(fmt_value(row.features.get(f)) for f in self.features), solvers)
 
-    def update_summary(self, summary: dict[str, tuple[int, bool]]) -> None:
+    def update_summary(self, summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None) -> None:
         for row in self.rows:
             row.attempts, row.solved = summary.get(row.id, (0, False))
+            if full is not None:
+                row.by = {s: v for s, v in full.get(row.id, {}).items() if s != ORACLE}
 
 
 class Cells(Sequence[tuple[str, ...]]):
@@ -98,18 +116,30 @@ def fmt_value(value: Any) -> str:
 
 
 def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple[str, ...],
-               summary: dict[str, tuple[int, bool]]) -> SnapshotTable:
+               summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None,
+               label: str | None = None) -> SnapshotTable:
     """The snapshot's rows. With `features` (the family's visible ones), a row keeps only those: a
     spoiler feature (membership's `label`) never reaches the browser, so no search or sort can use it.
     Without (a family this version does not know), rows keep what the file carries."""
     rows: list[Row] = []
     append = rows.append
     get = summary.get
+    # `label` (Family.label_field): a payload field shown as a display column where ids are hashes
+    if label in features:
+        label = None  # a family that already shows it as a feature
+    labels = store.payload_field(snapshot, label) if label else {}
     for idx, iid, feats in store.feature_rows(snapshot):
         if features:
             feats = {key: feats.get(key) for key in features}
+        if label:
+            feats = {label: labels.get(iid), **feats}
         n, solved = get(iid, (0, False))
-        append(Row(idx, iid, feats, n, solved))
+        row = Row(idx, iid, feats, n, solved)
+        if full is not None:
+            row.by = {s: v for s, v in full.get(iid, {}).items() if s != ORACLE}
+        append(row)
+    if label and features:
+        features = (label, *features)
     return SnapshotTable(snapshot, family, features, rows)
 
 
@@ -182,7 +212,7 @@ def read_summary(log_path: Path, known_marker: int | None) -> tuple[int, SolverS
 
 def unknown_keys(query: Query, features: tuple[str, ...]) -> list[str]:
     """Condition keys that are not (visible) features: they match nothing."""
-    return [key for key, _op, _value in query.conditions if key not in features]
+    return [key for key, _op, _value in query.conditions if key not in features and key not in SPECIAL_KEYS]
 
 
 def non_numbers(query: Query) -> list[str]:
@@ -236,7 +266,17 @@ def _holds(actual: Any, op: str, wanted: str) -> bool:
     return {"<": a < w, ">": a > w, "<=": a <= w, ">=": a >= w}[op]
 
 
+# Search keys that are not features: the researcher's notes (core.store.notes.matches) and who solved what.
+NOTE_KEYS = ("tag", "note")
+SOLVED_BY, FAILED_BY = "solved_by", "failed_by"
+SPECIAL_KEYS = (*NOTE_KEYS, SOLVED_BY, FAILED_BY)
+
+
 def _status_ok(row: Row, status: str) -> bool:
+    if status == "solved by none":
+        return row.n_solvers == 0
+    if status == "solved by exactly one":
+        return row.n_solvers == 1
     if status == "solved":
         return row.solved
     if status == "unsolved":
@@ -248,16 +288,39 @@ def _status_ok(row: Row, status: str) -> bool:
     return True
 
 
-def filter_rows(rows: list[Row], query: Query | str = "", status: str = "all") -> list[Row]:
+def _by(row: Row, solver: str) -> tuple[int, bool]:
+    return row.by.get(solver, (0, False))
+
+
+def filter_rows(rows: list[Row], query: Query | str = "", status: str = "all",
+                notes: dict[str, Any] | None = None) -> list[Row]:
+    """Rows matching the status filter and every search term. `notes` (instance id -> Note) serves the
+    terms `bookmarked`, `tag:NAME`, `note:WORD`; `solved_by:B` and `failed_by:A` (attempted, never
+    solved) read each row's per-solver summary: `failed_by:A solved_by:B` is "failed by A, solved by B"."""
+    from core.store.notes import matches
+
     if isinstance(query, str):
         query = parse_query(query)
+    notes = notes or {}
     out = rows
-    if status != "all":
+    if status == "bookmarked":
+        out = [r for r in out if matches(notes.get(r.id), "bookmarked")]
+    elif status != "all":
         out = [r for r in out if _status_ok(r, status)]
     for key, op, value in query.conditions:
-        out = [r for r in out if _holds(r.features.get(key), op, value)]
+        if key in NOTE_KEYS:
+            out = [r for r in out if matches(notes.get(r.id), f"{key}:{value}")]
+        elif key == SOLVED_BY:
+            out = [r for r in out if _by(r, value)[1]]
+        elif key == FAILED_BY:
+            out = [r for r in out if _by(r, value)[0] > 0 and not _by(r, value)[1]]
+        else:
+            out = [r for r in out if _holds(r.features.get(key), op, value)]
     for word in query.words:
-        out = [r for r in out if word in r.haystack]
+        if word == "bookmarked":
+            out = [r for r in out if matches(notes.get(r.id), word)]
+        else:
+            out = [r for r in out if word in r.haystack]
     return out
 
 
@@ -276,6 +339,8 @@ def sort_key_for(column: str):
         return lambda r: r.id
     if column == "status":
         return lambda r: (not r.solved, -r.attempts, r.idx)
+    if column == SOLVERS_COLUMN:  # hardest first: solved by the fewest solvers, then by the most tried
+        return lambda r: (r.n_solvers, -len(r.by), r.idx)
     return lambda r: by_value(r.features.get(column))
 
 
@@ -285,7 +350,7 @@ def sort_rows(rows: list[Row], column: str | None, reverse: bool = False) -> lis
     ordered = sorted(rows, key=sort_key_for(column))
     if reverse:
         # keep missing values last when reversing
-        present = [r for r in ordered if column in ("#", "id", "status") or r.features.get(column) is not None]
+        present = [r for r in ordered if column in ("#", "id", "status", SOLVERS_COLUMN) or r.features.get(column) is not None]
         missing = ordered[len(present):]
         ordered = present[::-1] + missing
     return ordered

@@ -29,6 +29,7 @@ class RunConfig(BaseModel):
     budget_s: float = Field(default=DEFAULT_BUDGET_S, gt=0, le=MAX_BUDGET_S, allow_inf_nan=False)
     params: SamplingParams = Field(default_factory=SamplingParams)
     cache: bool = True
+    ids: list[str] | None = None  # only these instances of the snapshot (the workbench's marked rows)
 
     def options(self) -> dict[str, Any]:
         # Never the endpoint or its key: those come from the environment at run time (and a secret typed
@@ -36,10 +37,13 @@ class RunConfig(BaseModel):
         from core.models.config import known_secrets
         from core.models.secrets import scrub
 
-        return scrub({
+        options = {
             "concurrency": self.concurrency, "limit": self.limit, "style": self.style, "budget_s": self.budget_s,
             "params": self.params.model_dump(exclude_none=True), "cache": self.cache,
-        }, known_secrets())
+        }
+        if self.ids is not None:  # kept so that a resume runs the same subset
+            options["ids"] = list(self.ids)
+        return scrub(options, known_secrets())
 
 
 @dataclass
@@ -113,7 +117,7 @@ def config_of(run: dict[str, Any]) -> RunConfig:
             snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"],
             concurrency=opts.get("concurrency"), limit=opts.get("limit"), style=opts.get("style"),
             budget_s=opts.get("budget_s", DEFAULT_BUDGET_S), params=SamplingParams(**opts.get("params", {})),
-            cache=opts.get("cache", True),
+            cache=opts.get("cache", True), ids=opts.get("ids"),
         )
     except ValidationError as exc:  # a run recorded before today's bounds, or an edited database
         err = exc.errors()[0]

@@ -258,7 +258,7 @@ async def run_async(
     # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
     # loses a committed attempt when the process dies (only on power loss / OS crash).
     store.db.execute("pragma synchronous=normal")
-    snap, family, instances = load_snapshot(ws, config.snapshot, config.limit)
+    snap, family, instances = load_snapshot(ws, config.snapshot, config.limit, config.ids)
     style = config.style or family.prompt_styles[0]
     if style not in family.prompt_styles:
         raise UserError(f"unknown style '{style}' for '{family.id}' (known: {', '.join(family.prompt_styles)})")

@@ -16,16 +16,20 @@ from core.runner.stop import RETRY_MODES, TRANSIENT_ERRORS, checkpoint
 from core.store import LogStore, Workspace
 
 
-def load_snapshot(ws: Workspace, name: str, limit: int | None = None) -> tuple[Snapshot, Family, list[Instance]]:
-    """A snapshot's instances as models, in snapshot order (the first `limit`)."""
+def load_snapshot(ws: Workspace, name: str, limit: int | None = None,
+                  ids: list[str] | None = None) -> tuple[Snapshot, Family, list[Instance]]:
+    """A snapshot's instances as models, in snapshot order (the first `limit`; only `ids` when given)."""
     store = ws.store_for(name)
     snap = store.snapshot(name)
     assert snap is not None  # store_for found it
     family = get_family(snap.family)
     instances: list[Instance] = []
-    for idx, _iid, _features, data in store.instance_rows(name):
+    wanted = set(ids) if ids is not None else None
+    for idx, iid, _features, data in store.instance_rows(name):
         if limit is not None and len(instances) >= limit:
             break
+        if wanted is not None and iid not in wanted:
+            continue
         checkpoint()  # SIGINT/SIGTERM stop a long load at once
         try:
             instances.append(family.parse_instance(data))

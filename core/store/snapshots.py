@@ -149,6 +149,13 @@ class SnapshotStore:
         for idx, iid, features in cursor:
             yield idx, iid, json.loads(features)
 
+    def payload_field(self, snapshot: str, name: str) -> dict[str, Any]:
+        """id -> one top-level field of each instance's payload, read by SQLite (no payload is decoded in
+        Python): the browser's label column for families whose ids are hashes."""
+        cursor = self.db.execute("select id, json_extract(data, ?) from instances where snapshot = ?",
+                                 [f"$.{name}", snapshot])
+        return dict(cursor.fetchall())
+
     def instance_data(self, snapshot: str, instance_id: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "select data from instances where snapshot = ? and id = ?", [snapshot, instance_id]

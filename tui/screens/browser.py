@@ -21,6 +21,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from core.family import all_families
 from core.instance import Snapshot
+from core.store import notes as note_store
+from core.store.notes import Note
 from tui.data import (
     ANY_BUT_ORACLE,
     ORACLE,
@@ -63,6 +65,10 @@ class BrowserScreen(SembenchScreen):
         Binding("S", "sort_reverse", "Reverse"),
         Binding("o", "focus_snapshots", "Snapshots"),
         Binding("b", "toggle_pane", "Pane"),
+        Binding("space", "mark", "Mark"),
+        Binding("m", "bookmark", "Bookmark"),
+        Binding("N", "edit_note", "Note"),
+        Binding("A", "marked_menu", "Marked…"),
         Binding("H", "human_session", "Session", show=False),  # in ? help and the palette
         Binding("escape", "clear_search", "Clear", show=False),
     ]
@@ -78,6 +84,11 @@ class BrowserScreen(SembenchScreen):
         self.summary_loading = False
         self._summary_again = False
         self._restoring: str | None = None  # the saved snapshot, until the list's cursor is on it
+        # Rows marked with space (instance ids of the open snapshot), for the batch actions (`A`) and the
+        # human-baseline sessions that start "on the marked rows". Cleared when another snapshot opens.
+        self.marked: set[str] = set()
+        self.notes: dict[str, Note] = {}  # instance id -> the researcher's bookmark, tags and note
+        self.last_run_solver = "baseline"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -139,6 +150,9 @@ class BrowserScreen(SembenchScreen):
                 "solver_scope": self.solver, "sort_column": self.sort_column, "sort_reverse": self.sort_reverse}
 
     def on_screen_resume(self) -> None:
+        if self.table is not None:  # a bookmark or a note may have been written on the instance view
+            self.reload_notes()
+            self.apply(keep_cursor=True)
         # At start, and back from an instance (or runs): solved/attempted marks may have changed; a worker
         # looks, after the screen is painted (start-up never waits on the log database).
         self.call_after_refresh(self.refresh_summary)
@@ -186,7 +200,7 @@ class BrowserScreen(SembenchScreen):
 
     def _apply_summary(self) -> None:
         if self.table is not None and self.app.summary is not None:
-            self.table.update_summary(summary_for(self.app.summary, self.solver))
+            self.table.update_summary(summary_for(self.app.summary, self.solver), self.app.summary)
             self.apply(keep_cursor=True)
 
     def _fill_solvers(self) -> None:
@@ -268,14 +282,19 @@ class BrowserScreen(SembenchScreen):
             features = family.visible_features() if family is not None else ()
             store = workspace.store_for(name)
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
-            table = load_table(store, name, snap.family, features, known)
+            label = family.label_field if family is not None else None
+            table = load_table(store, name, snap.family, features, known, self.app.summary, label)
         except Exception as exc:
             self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return
         if not features and table.rows:  # a family this version does not know: show what the rows carry
             features = tuple(table.rows[0].features)
             table = SnapshotTable(table.snapshot, table.family, features, table.rows)
+        if self.table is None or self.table.snapshot != name:
+            self.marked = set()
+        table.marked = self.marked
         self.table = table
+        self.reload_notes()
         if self.sort_column not in table.columns:
             self.sort_column, self.sort_reverse = None, False
         self.apply()
@@ -292,7 +311,7 @@ class BrowserScreen(SembenchScreen):
         if self.table is None:
             return
         query = parse_query(self.query_one("#search", Input).value)
-        rows = filter_rows(self.table.rows, query, self.status_filter)
+        rows = filter_rows(self.table.rows, query, self.status_filter, self.notes)
         rows = sort_rows(rows, self.sort_column, self.sort_reverse)
         self.view = rows
         self.app.saved = self.app.saved.model_copy(update=self.state_fields())  # reopened here next time
@@ -316,6 +335,8 @@ class BrowserScreen(SembenchScreen):
             info.append(f" · sorted by {self.sort_column} {'▼' if self.sort_reverse else '▲'}", style="dim")
         if self.status_filter != "all":
             info.append(f" · showing {self.status_filter}", style="yellow")
+        if self.marked:
+            info.append(f" · {len(self.marked)} marked (A: act on them)", style="bold cyan")
         for bad in non_numbers(query):
             info.append(f" · {bad}: not a number, so it matches nothing", style="bold red")
         unknown = unknown_keys(query, self.table.features)
@@ -403,6 +424,145 @@ class BrowserScreen(SembenchScreen):
         self.sort_reverse = not self.sort_reverse
         self.apply()
 
+    def set_disagreement(self, failed: str, solved: str) -> None:
+        """Narrow to the instances `failed` attempted and never solved and `solved` solved."""
+        self.query_one("#search", Input).value = f"failed_by:{failed} solved_by:{solved}"
+
     def sort_by(self, column: str, reverse: bool = False) -> None:
         self.sort_column, self.sort_reverse = column, reverse
         self.apply()
+
+    # -- marks, bookmarks, notes -----------------------------------------------------------------
+    def reload_notes(self) -> None:
+        if self.table is None:
+            return
+        try:
+            self.notes = note_store.by_instance(self.app.workspace.log.db.conn, self.table.snapshot)
+        except Exception as exc:  # an unreadable notes table must not stop the browser
+            self.notes = {}
+            self.notify(f"cannot read the notes: {exc}", severity="error", markup=False)
+        self.table.notes = self.notes
+
+    @property
+    def current_row(self) -> Row | None:
+        at = self.query_one("#instances", VirtualTable).cursor_row
+        return self.view[at] if self.table is not None and 0 <= at < len(self.view) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "marked_menu" and not self.marked:
+            return None  # shown dimmed: nothing is marked
+        return True
+
+    def action_mark(self) -> None:
+        row = self.current_row
+        if row is None:
+            return
+        self.marked.symmetric_difference_update({row.id})
+        widget = self.query_one("#instances", VirtualTable)
+        self.apply(keep_cursor=True)
+        widget.action_cursor_down()  # like a file manager: space marks and moves on
+        self.refresh_bindings()
+
+    def action_bookmark(self) -> None:
+        row = self.current_row
+        if row is None or self.table is None:
+            return
+        note = note_store.toggle_bookmark(self.app.workspace.log.db.conn, self.table.snapshot, row.id)
+        self.reload_notes()
+        self.apply(keep_cursor=True)
+        self.notify(f"{row.id}: {'bookmarked' if note.bookmarked else 'bookmark removed'}", markup=False)
+
+    def action_edit_note(self) -> None:
+        row = self.current_row
+        if row is not None and self.table is not None:
+            edit_note(self, self.table.snapshot, row.id, self._notes_changed)
+
+    def _notes_changed(self) -> None:
+        self.reload_notes()
+        self.apply(keep_cursor=True)
+
+    def action_marked_menu(self) -> None:
+        from tui.screens.notes import MarkedMenu
+
+        if not self.marked:
+            self.notify("Nothing is marked: space marks the row under the cursor.", severity="warning")
+            return
+        self.app.push_screen(MarkedMenu(len(self.marked)), self.marked_action)
+
+    def marked_ids(self) -> list[str]:
+        """The marked ids in snapshot order."""
+        return [r.id for r in self.table.rows if r.id in self.marked] if self.table is not None else []
+
+    def marked_action(self, action: str | None) -> None:
+        from tui.screens.notes import PromptScreen
+
+        if action == "clear":
+            self.marked.clear()
+            self.apply(keep_cursor=True)
+            self.refresh_bindings()
+        elif action == "tag":
+            self.app.push_screen(PromptScreen(f"Tag {len(self.marked)} marked instance(s) with:",
+                                              placeholder="tags, space-separated"), self.tag_marked)
+        elif action == "export":
+            self.app.push_screen(PromptScreen("Export the marked instances (JSONL) to:",
+                                              value=f"{self.table.snapshot if self.table else 'marked'}-marked.jsonl"),
+                                 self.export_marked)
+        elif action == "run":
+            self.app.push_screen(PromptScreen("Send the marked instances as a run to (a solver: model:NAME, "
+                                              "endpoint:model, baseline …):", value=self.last_run_solver), self.run_marked)
+
+    def tag_marked(self, text: str | None) -> None:
+        if not text or self.table is None:
+            return
+        from core.errors import UserError
+
+        try:
+            for iid in self.marked_ids():
+                note_store.update(self.app.workspace.log.db.conn, self.table.snapshot, iid, add_tags=text.split())
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+        self._notes_changed()
+        self.notify(f"tagged {len(self.marked)} instance(s): {text}", markup=False)
+
+    def export_marked(self, path: str | None) -> None:
+        if not path or self.table is None:
+            return
+        from tui.actions import export_instances
+
+        try:
+            count = export_instances(self.app.workspace, self.table.snapshot, self.marked_ids(), path)
+        except Exception as exc:
+            self.notify(f"cannot export: {exc}", severity="error", markup=False)
+            return
+        self.notify(f"exported {count} instance(s) to {path}", markup=False)
+
+    def run_marked(self, solver: str | None) -> None:
+        if not solver or self.table is None:
+            return
+        from tui.actions import start_marked_run
+
+        self.last_run_solver = solver
+        start_marked_run(self.app, self.table.snapshot, solver, self.marked_ids())
+
+
+def edit_note(screen: SembenchScreen, snapshot: str, instance_id: str, then) -> None:
+    """Open the note editor (`N`) on one instance; saved to the log database, then `then()`."""
+    from core.errors import UserError
+    from tui.screens.notes import NoteEditor
+
+    conn = screen.app.workspace.log.db.conn
+    note = note_store.get(conn, snapshot, instance_id)
+
+    def saved(result: tuple[str, list[str]] | None) -> None:
+        if result is None:
+            return
+        text, tags = result
+        try:
+            note_store.put(conn, note.model_copy(update={"note": text, "tags": tags}))
+        except UserError as exc:
+            screen.notify(str(exc), severity="error", markup=False)
+            return
+        screen.notify(f"note on {instance_id} saved", markup=False)
+        then()
+
+    screen.app.push_screen(NoteEditor(note), saved)

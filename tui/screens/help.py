@@ -16,9 +16,13 @@ HELP = """\
 | key | action |
 |---|---|
 | ↑ ↓ enter | move, open the instance (or double-click) |
-| `/` | search: free words (ids and the visible features), `feature=value`, `feature>=3`, `feature!=x` |
-| `f` | cycle the solved filter: all, unsolved, solved, attempted, unattempted |
-| `s` / `S` | sort by the next column / reverse (or click a column header) |
+| `/` | search: free words (ids and the visible features), `feature=value`, `feature>=3`, `feature!=x`; `bookmarked`, `tag:NAME`, `note:WORD`; `failed_by:A solved_by:B` (A tried and never solved, B solved) |
+| `f` | cycle the filter: all, unsolved, solved, attempted, unattempted, bookmarked, solved by none, solved by exactly one |
+| `m` | bookmark the row (★ in the `#` column) or remove the bookmark |
+| `N` | the note and tags of the row's instance (ctrl+s saves) |
+| `space` | mark the row (● in the `#` column) and move down; again unmarks |
+| `A` | act on the marked rows: tag them, export them (instances JSONL), send them to a solver as a run, unmark |
+| `s` / `S` | sort by the next column / reverse (or click a column header); the `solvers` column (solved by k of the m solvers that tried, never the oracle) sorts hardest first |
 | `o` | the snapshot list |
 | `b` | fold the snapshot pane away (or back) |
 | `r` | runs |
@@ -42,6 +46,9 @@ you typed and did not send is kept, with its clock, for when you come back.
 | `e` | type: the answer editor or the model name (Solve tab) |
 | `ctrl+s` | send to the chosen solver (Solve tab) |
 | `ctrl+x` | cancel the running request (while it streams or while its answer is checked) |
+| `]` `[` | the next / previous instance of the browser's list (filtered, sorted), on the same tab; the header shows "k of n" |
+| `m` | bookmark this instance (or remove the bookmark) |
+| `N` | its note and tags (shown on the Problem tab; ctrl+s saves) |
 
 The Step tab shows the family's own stepper, or the generic one: the focused source document highlighted
 with the focus marked, the state table and the steps.

@@ -117,6 +117,11 @@ class InstanceScreen(SembenchScreen):
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
         Binding("ctrl+x", "cancel", "Cancel", priority=True),
+        # the browser's list, without going back to it (the same leave path as escape: drafts are kept)
+        Binding("right_square_bracket", "move(1)", "Next inst.", key_display="]"),
+        Binding("left_square_bracket", "move(-1)", "Prev inst.", key_display="["),
+        Binding("m", "bookmark", "Bookmark"),
+        Binding("N", "edit_note", "Note"),
     ]
 
     def __init__(self, family: Family, instance: Instance, snapshot: str | None, tab: str = "problem") -> None:
@@ -148,10 +153,14 @@ class InstanceScreen(SembenchScreen):
         yield Header()
         values = self.family.feature_values(self.instance)
         title = Text.assemble((f"{self.family.id} ", "bold magenta"), (f"{self.instance.id}  ", "bold"))
+        place = self.position()
+        if place is not None:
+            title.append(f"{place[0] + 1} of {len(place[1])}  ", style="bold cyan")
         title.append_text(meta_line(self.instance, self.family.visible_features(), values))
         yield Static(title, id="instance-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane(TITLES["problem"], id="problem"), VerticalScroll(id="problem-scroll"):
+                yield Static(self._note_text(), id="note-view")
                 yield Static(self._structured(), id="structured")
                 yield Static(Text("prompt, as a model sees it", style="bold underline"))
                 yield Static(self._prompt(), id="prompt")
@@ -275,6 +284,8 @@ class InstanceScreen(SembenchScreen):
             return False
         if action == "cancel" and not self.panel.running:  # from any tab while a request runs
             return False
+        if action in ("move", "bookmark", "edit_note") and isinstance(self.focused, Input | TextArea):
+            return False  # typed into the field, never suggested
         return True
 
     @on(TabbedContent.TabActivated)
@@ -347,6 +358,85 @@ class InstanceScreen(SembenchScreen):
             self.query_one("#tabs", TabbedContent).query_one(Tabs).focus()
             return
         self.leave(self.app.pop_screen)
+
+    # -- moving and marking ----------------------------------------------------------------------
+    def position(self) -> tuple[int, list[str]] | None:
+        """(index of this instance, the ids) in the browser's current (filtered, sorted) list, or None
+        when it is not there (another snapshot, filtered out, opened from elsewhere)."""
+        from tui.screens.browser import BrowserScreen
+
+        browser = next((s for s in self.app.screen_stack if isinstance(s, BrowserScreen)), None)
+        if browser is None or browser.table is None or browser.table.snapshot != self.snapshot:
+            return None
+        ids = [row.id for row in browser.view]
+        try:
+            return ids.index(self.instance.id), ids
+        except ValueError:
+            return None
+
+    def action_move(self, step: int) -> None:
+        """Open the next (previous) instance of the browser's list on the same tab, through the same leave
+        path as going back (a running request asks first; a human draft is kept)."""
+        from tui.screens.browser import BrowserScreen
+
+        place = self.position()
+        if place is None:
+            self.notify("This instance is not in the browser's current list.", severity="warning")
+            return
+        at, ids = place
+        target = at + step
+        if not 0 <= target < len(ids):
+            self.notify("The last instance of the list." if step > 0 else "The first instance of the list.")
+            return
+        tab, snapshot, app = self.active_tab, self.snapshot or "", self.app
+
+        def go() -> None:
+            app.pop_screen()
+            browser = app.screen
+            if isinstance(browser, BrowserScreen):
+                browser.query_one("#instances").cursor_row = target  # back in the browser: on that row
+            app.open_instance(snapshot, ids[target], tab=tab)
+
+        self.leave(go)
+
+    def _note_text(self) -> Text:
+        if self.snapshot is None:
+            return Text("")
+        from core.store import notes
+
+        note = notes.get(self.app.workspace.log.db.conn, self.snapshot, self.instance.id)
+        if not (note.bookmarked or note.tags or note.note):
+            return Text("")
+        text = Text()
+        if note.bookmarked:
+            text.append("★ bookmarked  ", style="bold yellow")
+        if note.tags:
+            text.append(" ".join(f"#{t}" for t in note.tags) + "  ", style="bold cyan")
+        text.append(f"(note written {short_time(note.updated)})", style="dim")
+        if note.note:
+            text.append("\n" + note.note)
+        return text
+
+    def _refresh_note(self) -> None:
+        self.query_one("#note-view", Static).update(self._note_text())
+
+    def action_bookmark(self) -> None:
+        if self.snapshot is None:
+            self.notify("Bookmarks are kept per snapshot: this instance was opened from a file.", severity="warning")
+            return
+        from core.store import notes
+
+        note = notes.toggle_bookmark(self.app.workspace.log.db.conn, self.snapshot, self.instance.id)
+        self._refresh_note()
+        self.notify(f"{self.instance.id}: {'bookmarked' if note.bookmarked else 'bookmark removed'}", markup=False)
+
+    def action_edit_note(self) -> None:
+        if self.snapshot is None:
+            self.notify("Notes are kept per snapshot: this instance was opened from a file.", severity="warning")
+            return
+        from tui.screens.browser import edit_note
+
+        edit_note(self, self.snapshot, self.instance.id, self._refresh_note)
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab

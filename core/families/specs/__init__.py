@@ -34,6 +34,7 @@ class SpecsFamily(Family):
     step_model = lazy(".model:GoalStep")
     features = ("control_flow", "loops", "transformation")
     prompt_styles = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most", "paper")
+    label_field = "function"  # the id is a hash: the browser shows this
     requires = REQUIRED
     answer_language = "c"
     answer_template = "```c\n/*@ requires ...;\n    assigns ...;\n    ensures ...;\n*/\n```"

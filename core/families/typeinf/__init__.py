@@ -32,6 +32,7 @@ class TypeinfFamily(Family):
     step_model = lazy(".model:DerivationStep")
     features = ("poly_type", "variant", "source", "equations", "n_deps")
     prompt_styles = ("chat", "completion")
+    label_field = "name"  # the id is a hash: the browser shows this
     requires = (GHC,)
     answer_language = "haskell"
     answer_template = "name :: "
