@@ -115,8 +115,11 @@ class InstanceScreen(SembenchScreen):
         Binding("ctrl+x", "cancel", "Cancel", priority=True),
     ]
 
-    def __init__(self, family: Family, instance: Instance, snapshot: str | None, tab: str = "problem") -> None:
+    def __init__(self, family: Family, instance: Instance, snapshot: str | None, tab: str = "problem",
+                 attempt: dict[str, Any] | None = None, trail: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.initial_attempt = attempt  # opened in Verdict and Step once mounted (Runs › run › instance)
+        self.trail = trail
         self.family = family
         self.instance = instance
         self.snapshot = snapshot
@@ -133,6 +136,8 @@ class InstanceScreen(SembenchScreen):
         self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
         self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
+        if trail:  # the breadcrumb: where this instance was opened from
+            self.sub_title = " › ".join((*trail, instance.id))
 
     @property
     def draft_key(self) -> str:
@@ -197,6 +202,8 @@ class InstanceScreen(SembenchScreen):
             self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.", markup=False)
         self.panel.set_shown(self.initial_tab == "solve")
         self._focus_tab(self.initial_tab)
+        if self.initial_attempt is not None:
+            self.open_attempt(self.initial_attempt)
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses

@@ -1,0 +1,95 @@
+"""Issue 22, "Debugging a rejection": the runs screen drills down to a run's attempts and to the instance
+with one attempt open, resumes an interrupted run, and each attempt shows its tokens, latency, finish
+reason and cost; `y` copies, the instance exports as JSONL, re-ask sends the same instance again, and the
+model picker lists what the endpoints report. Pilot tests on the real app with the real runner."""
+
+from __future__ import annotations
+
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
+from textual.widgets import DataTable
+
+from core.attempts import AttemptRecord
+from core.family import get_family
+from core.runner import RunConfig, create_run, set_status
+from core.store import LogStore
+from tui.screens.attempts import AttemptsScreen
+from tui.screens.instance import InstanceScreen
+from tui.screens.runs import RunsScreen
+
+
+def record(family, instance, solver: str, response: str, run_id: str | None = None, **extra) -> dict:
+    answer, verdict = family.check(instance, response)
+    return AttemptRecord(run_id=run_id, snapshot=MEMBERSHIP_SNAPSHOT, instance_id=instance.id, family=family.id,
+                         solver=solver, source="run", response=response, answer=answer, verdict=verdict,
+                         correct=verdict.correct, score=verdict.score, status=verdict.status,
+                         **extra).row()
+
+
+def stopped_run(workbench, done: int, solver: str = "baseline", wrong: int | None = None, **extra) -> str:
+    """A run of `solver` on the membership snapshot that stopped after `done` attempts (`wrong`: the index
+    of an attempt answered with the opposite label)."""
+    family = get_family("membership")
+    store = LogStore(workbench.log)
+    run_id = create_run(store, RunConfig(snapshot=MEMBERSHIP_SNAPSHOT, solver=solver, samples=1), family,
+                        total=len(workbench.membership))
+    for i, instance in enumerate(workbench.membership[:done]):
+        response = family.oracle_response(instance)
+        if i == wrong:
+            response = response.replace("true", "false") if "true" in response else response.replace("false", "true")
+        store.add_attempt(record(family, instance, solver, response, run_id, **extra))
+    set_status(store, run_id, "interrupted")
+    store.close()
+    return run_id
+
+
+async def test_enter_on_a_run_lists_its_attempts_and_enter_opens_the_instance(make_app, workbench) -> None:
+    run_id = stopped_run(workbench, 3, tokens_in=120, tokens_out=7, elapsed_s=1.5,
+                         usage={"finish_reason": "length", "prompt_tokens": 120, "completion_tokens": 7})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AttemptsScreen)
+        text = render_text(app)
+        assert f"Runs › {run_id}" in text and "3 attempt(s) of baseline" in text
+        assert "120/7" in text and "1.5s" in text and "length" in text
+        table = screen.query_one("#attempts-table", DataTable)
+        assert table.row_count == 3
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        instance = app.screen
+        assert isinstance(instance, InstanceScreen)
+        assert instance.instance.id == workbench.membership[1].id
+        assert instance.active_tab == "verdict"
+        assert instance.current is not None and instance.current.id == screen.rows[1]["id"]
+        assert instance.answer_trace is not None  # the attempt's answer is in Step beside the truth
+        assert f"Runs › {run_id} › {workbench.membership[1].id}" in render_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_an_interrupted_run_shows_its_resume_command_and_R_resumes_it(make_app, workbench) -> None:
+    run_id = stopped_run(workbench, 3)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot)
+        text = render_text(app)
+        assert f"run --resume {run_id}" in text and "R resumes it here" in text
+        await pilot.press("R")
+        await settle(pilot)
+        await settle(pilot)
+    store = LogStore(workbench.log)
+    try:
+        rows = store.attempts(run_id=run_id)
+        assert len(rows) == len(workbench.membership)  # only what was missing was asked, in the same run
+        assert store.get_run(run_id)["status"] == "finished"
+    finally:
+        store.close()
