@@ -93,3 +93,43 @@ async def test_an_interrupted_run_shows_its_resume_command_and_R_resumes_it(make
         assert store.get_run(run_id)["status"] == "finished"
     finally:
         store.close()
+
+
+def write_prices(workbench, text: str = "[openai]\nprice_in_per_mtok = 2\nprice_out_per_mtok = 4\n") -> None:
+    config = workbench.log.parent / "config" / "sembench" / "config.toml"  # the workbench's XDG_CONFIG_HOME
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text)
+
+
+async def test_each_attempt_shows_tokens_latency_finish_reason_and_cost(make_app, workbench) -> None:
+    write_prices(workbench)
+    usage = {"finish_reason": "stop", "prompt_tokens": 1_000_000, "completion_tokens": 500_000}
+    run_id = stopped_run(workbench, 2, solver="openai:gpt-x", tokens_in=1_000_000, tokens_out=500_000,
+                         elapsed_s=2.25, usage=usage)
+    family = get_family("membership")
+    store = LogStore(workbench.log)
+    # an attempt of a solver with no price configured, and one with no token counts: no cost shown
+    store.add_attempt(record(family, workbench.membership[0], "anthropic:claude-x",
+                             family.oracle_response(workbench.membership[0]), tokens_in=10, tokens_out=3))
+    store.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        text = render_text(app)
+        assert text.count("$4.0000") == 2 and "1000000/500000" in text and "2.2s" in text and "stop" in text
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen) and screen.sub_title.startswith(f"Runs › {run_id}")
+        await pilot.press("5")
+        await settle(pilot)
+        table = screen.query_one("#history-table", DataTable)
+        cells = {str(table.get_row_at(i)[2]): [str(c) for c in table.get_row_at(i)] for i in range(table.row_count)}
+        assert set(cells) == {"openai:gpt-x", "anthropic:claude-x"}
+        model = cells["openai:gpt-x"]
+        assert "1000000/500000" in model and "stop" in model and "$4.0000" in model
+        other = cells["anthropic:claude-x"]
+        assert "10/3" in other and not any(c.startswith("$") for c in other)

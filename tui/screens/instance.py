@@ -34,6 +34,7 @@ from core.instance import Instance
 from core.solvers import FixedSolver, SolveResult, is_model_spec, make_solver
 from core.store import now_iso
 from core.trace import Trace
+from tui.attempt_info import configured_endpoints, cost_cell, finish_cell, tokens_cell
 from tui.data import AttemptView, fmt_seconds, short_time
 from tui.families import view_for
 from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, TraceReady
@@ -192,7 +193,8 @@ class InstanceScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
+        table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "tokens in/out", "finish",
+                          "cost", "error")
         self.refresh_history()
         self._sync_answering()
         self.compute_truth()
@@ -666,6 +668,7 @@ class InstanceScreen(SembenchScreen):
             self._human_sent = True
         table = self.query_one("#history-table", DataTable)
         table.clear()
+        endpoints = configured_endpoints()  # read each time: a price set meanwhile applies at once
         for row in reversed(self.history):
             if row.get("error"):
                 verdict = Text("error", style="bold red")
@@ -679,7 +682,8 @@ class InstanceScreen(SembenchScreen):
                 # Text cells, never str: a DataTable reads a str as markup
                 str(row["id"]), short_time(row.get("started")), Text(row.get("solver") or ""),
                 Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
-                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
+                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), tokens_cell(row),
+                Text(finish_cell(row)), cost_cell(row, endpoints), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
