@@ -35,7 +35,7 @@ def stopped_run(workbench, done: int, solver: str = "baseline", wrong: int | Non
     for i, instance in enumerate(workbench.membership[:done]):
         response = family.oracle_response(instance)
         if i == wrong:
-            response = response.replace("true", "false") if "true" in response else response.replace("false", "true")
+            response = {"true": "False", "false": "True"}.get(response.strip().lower(), "no answer")
         store.add_attempt(record(family, instance, solver, response, run_id, **extra))
     set_status(store, run_id, "interrupted")
     store.close()
@@ -133,3 +133,101 @@ async def test_each_attempt_shows_tokens_latency_finish_reason_and_cost(make_app
         assert "1000000/500000" in model and "stop" in model and "$4.0000" in model
         other = cells["anthropic:claude-x"]
         assert "10/3" in other and not any(c.startswith("$") for c in other)
+
+
+async def open_attempt_from_run(app, pilot, row: int = 0) -> InstanceScreen:
+    await pilot.press("r")
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    for _ in range(row):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, InstanceScreen) and screen.current is not None
+    return screen
+
+
+async def test_y_copies_the_prompt_reply_answer_or_verdict(make_app, workbench) -> None:
+    from tui.screens.debugging import CopyMenu
+
+    stopped_run(workbench, 2, wrong=1)
+    family = get_family("membership")
+    instance = workbench.membership[1]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_attempt_from_run(app, pilot, row=1)
+        assert screen.current.correct is False  # the rejected one
+        copied = {}
+        for key, what in (("1", "prompt"), ("2", "reply"), ("3", "answer"), ("4", "verdict")):
+            await pilot.press("y")
+            await settle(pilot)
+            assert isinstance(app.screen, CopyMenu)
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.screen is screen
+            copied[what] = app.clipboard
+        prompt = family.prompt(instance, family.prompt_styles[0])
+        assert copied["prompt"] == "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in prompt.messages) or \
+            copied["prompt"] == prompt.messages[0]["content"]
+        assert instance.id not in copied["reply"] and copied["reply"] == screen.current.response
+        answer, verdict = family.check(instance, screen.current.response)
+        assert copied["answer"] == (answer.value if isinstance(answer.value, str) else
+                                    __import__("json").dumps(answer.value, ensure_ascii=False, indent=2))
+        import json
+
+        shown = json.loads(copied["verdict"])
+        assert shown["correct"] is False and shown["status"] == verdict.status
+        # the menu goes by arrows and enter too, and escape copies nothing
+        app.copy_to_clipboard("")
+        await pilot.press("y", "down", "enter")
+        await settle(pilot)
+        assert app.clipboard == copied["reply"]
+        await pilot.press("y", "escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+
+async def test_export_writes_the_instance_its_attempts_and_its_notes(make_app, workbench, tmp_path) -> None:
+    import json
+
+    from textual.widgets import Input
+
+    from core.store import notes
+    from tui.screens.debugging import ExportPrompt
+
+    run_id = stopped_run(workbench, 2)
+    instance = workbench.membership[0]
+    family = get_family("membership")
+    store = LogStore(workbench.log)
+    store.add_attempt(record(family, instance, "oracle", family.oracle_response(instance)))
+    notes.update(store.db.conn, MEMBERSHIP_SNAPSHOT, instance.id, bookmark=True, text="why rejected?")
+    store.close()
+    out = tmp_path / "out" / "one.jsonl"
+    out.parent.mkdir()
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_attempt_from_run(app, pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportPrompt)
+        app.screen.query_one("#export-path", Input).value = str(out)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        # a path that cannot be written is a notification, never a crash
+        await pilot.press("E")
+        await settle(pilot)
+        app.screen.query_one("#export-path", Input).value = str(tmp_path / "missing" / "x.jsonl")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        assert any(n.severity == "error" and "cannot export" in n.message for n in app._notifications)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["kind"] for line in lines] == ["instance", "attempt", "attempt", "notes"]
+    assert lines[0]["id"] == instance.id and lines[0]["snapshot"] == MEMBERSHIP_SNAPSHOT
+    assert family.parse_instance(lines[0]).id == instance.id
+    assert {(a["solver"], a["run_id"]) for a in lines[1:3]} == {("baseline", run_id), ("oracle", None)}
+    assert isinstance(lines[1]["verdict"], dict) and lines[1]["verdict"]["correct"] is True
+    assert lines[3]["bookmarked"] is True and lines[3]["note"] == "why rejected?"
