@@ -5,6 +5,9 @@ model picker lists what the endpoints report. Pilot tests on the real app with t
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
 from textual.widgets import DataTable
 
@@ -12,6 +15,7 @@ from core.attempts import AttemptRecord
 from core.family import get_family
 from core.runner import RunConfig, create_run, set_status
 from core.store import LogStore
+from tests.models.fakeserver import FakeServer, Reply
 from tui.screens.attempts import AttemptsScreen
 from tui.screens.instance import InstanceScreen
 from tui.screens.runs import RunsScreen
@@ -174,9 +178,7 @@ async def test_y_copies_the_prompt_reply_answer_or_verdict(make_app, workbench) 
         assert instance.id not in copied["reply"] and copied["reply"] == screen.current.response
         answer, verdict = family.check(instance, screen.current.response)
         assert copied["answer"] == (answer.value if isinstance(answer.value, str) else
-                                    __import__("json").dumps(answer.value, ensure_ascii=False, indent=2))
-        import json
-
+                                    json.dumps(answer.value, ensure_ascii=False, indent=2))
         shown = json.loads(copied["verdict"])
         assert shown["correct"] is False and shown["status"] == verdict.status
         # the menu goes by arrows and enter too, and escape copies nothing
@@ -190,8 +192,6 @@ async def test_y_copies_the_prompt_reply_answer_or_verdict(make_app, workbench) 
 
 
 async def test_export_writes_the_instance_its_attempts_and_its_notes(make_app, workbench, tmp_path) -> None:
-    import json
-
     from textual.widgets import Input
 
     from core.store import notes
@@ -231,3 +231,71 @@ async def test_export_writes_the_instance_its_attempts_and_its_notes(make_app, w
     assert {(a["solver"], a["run_id"]) for a in lines[1:3]} == {("baseline", run_id), ("oracle", None)}
     assert isinstance(lines[1]["verdict"], dict) and lines[1]["verdict"]["correct"] is True
     assert lines[3]["bookmarked"] is True and lines[3]["note"] == "why rejected?"
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch, workbench):
+    with FakeServer(chunk_size=8, models=["fake-model", "other-model"]) as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        config = tmp_path / "sembench.toml"
+        config.write_text("[openai]\nmax_retries = 0\ntimeout_s = 20\n", encoding="utf-8")
+        monkeypatch.setenv("SEMBENCH_CONFIG", str(config))
+        yield srv
+
+
+async def test_reask_sends_the_same_instance_with_the_same_solver_and_options(make_app, workbench, server) -> None:
+    from textual.widgets import Input, Select
+
+    family = get_family("membership")
+    instance = workbench.membership[0]
+    server.reply = lambda req: Reply(family.oracle_response(instance))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_instance(MEMBERSHIP_SNAPSHOT, instance.id, tab="solve")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen)
+        screen.query_one("#solver", Select).value = "model:openai"
+        await pilot.pause()
+        screen.query_one("#model-name", Input).value = "fake-model"
+        screen.query_one("#temperature", Input).value = "0.3"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert len(screen.history) == 1
+        first = screen.history[0]["id"]
+        # the Solve tab's options change afterwards: the re-ask keeps the attempt's own
+        screen.query_one("#temperature", Input).value = "0.9"
+        await pilot.press("5")
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        assert [row["solver"] for row in screen.history] == ["openai:fake-model"] * 2
+        assert screen.history[0]["id"] == first and screen.history[1]["id"] != first  # the old one kept
+        temperatures = [req.json["temperature"] for req in server.requests if req.path.endswith("/chat/completions")]
+        assert temperatures == [0.3, 0.3]
+
+
+async def test_reask_of_a_run_attempt_uses_the_run_options(make_app, workbench, server) -> None:
+    from core.models import SamplingParams
+
+    family = get_family("membership")
+    instance = workbench.membership[0]
+    store = LogStore(workbench.log)
+    run_id = create_run(store, RunConfig(snapshot=MEMBERSHIP_SNAPSHOT, solver="openai:fake-model", samples=1,
+                                         params=SamplingParams(temperature=0.7, max_tokens=321)),
+                        family, total=1)
+    store.add_attempt(record(family, instance, "openai:fake-model", "no idea", run_id))
+    store.close()
+    server.reply = lambda req: Reply(family.oracle_response(instance))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_attempt_from_run(app, pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        assert [(row["run_id"], bool(row["correct"])) for row in screen.history] == [(run_id, False), (None, True)]
+        body = server.last_request.json
+        assert body["temperature"] == 0.7 and body["max_tokens"] == 321
