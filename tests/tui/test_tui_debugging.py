@@ -299,3 +299,45 @@ async def test_reask_of_a_run_attempt_uses_the_run_options(make_app, workbench, 
         assert [(row["run_id"], bool(row["correct"])) for row in screen.history] == [(run_id, False), (None, True)]
         body = server.last_request.json
         assert body["temperature"] == 0.7 and body["max_tokens"] == 321
+
+
+async def test_model_picker_lists_what_the_endpoints_report(make_app, workbench, server, monkeypatch) -> None:
+    import socket
+
+    from textual.widgets import Input, Select
+
+    # an Ollama endpoint on a port nobody listens on: shown as not answering, never an error
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{dead}")
+    family = get_family("membership")
+    instance = workbench.membership[0]
+    server.reply = lambda req: Reply(family.oracle_response(instance))
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.open_instance(MEMBERSHIP_SNAPSHOT, instance.id, tab="solve")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen)
+        screen.query_one("#solver", Select).value = "model:openai"
+        await settle(pilot)
+        pick = screen.query_one("#model-pick", Select)
+        assert [value for _, value in pick._options if isinstance(value, str)] == ["fake-model", "other-model"]
+        text = render_text(app)
+        assert "2 model(s) listed" in text and "not answering" in text and f"127.0.0.1:{dead}" in text
+        assert not [n for n in app._notifications if n.severity == "error"]
+        pick.value = "other-model"
+        await settle(pilot)
+        name = screen.query_one("#model-name", Input)
+        assert name.value == "other-model"
+        # free text stays allowed: a name the endpoint did not list is sent as typed
+        name.value = "unlisted-model"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert server.last_request.json["model"] == "unlisted-model"
+        assert screen.history[-1]["solver"] == "openai:unlisted-model"
+        # the Ollama endpoint lists nothing: its picker is empty and disabled, the field still free
+        screen.query_one("#solver", Select).value = "model:ollama"
+        await settle(pilot)
+        assert pick.disabled and not [v for _, v in pick._options if isinstance(v, str)]

@@ -110,8 +110,9 @@ class InstanceScreen(SembenchScreen):
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
         Binding("v", "reveal", "Reveal (give up)"),
-        Binding("y", "copy", "Copy"),
-        Binding("E", "export", "Export"),
+        # in `?` help, not the footer (it is full already)
+        Binding("y", "copy", "Copy", show=False),
+        Binding("E", "export", "Export", show=False),
         Binding("R", "reask", "Re-ask"),
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
