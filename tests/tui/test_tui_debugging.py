@@ -341,3 +341,44 @@ async def test_model_picker_lists_what_the_endpoints_report(make_app, workbench,
         screen.query_one("#solver", Select).value = "model:ollama"
         await settle(pilot)
         assert pick.disabled and not [v for _, v in pick._options if isinstance(v, str)]
+
+
+def test_help_lists_the_debugging_keys_and_the_screens_bind_them() -> None:
+    from tui.screens.help import HELP
+
+    for key in ("`y`", "`E`", "`R`", "Runs › run › instance"):
+        assert key in HELP
+    instance_keys = {b.key: b.action for b in InstanceScreen.BINDINGS}
+    assert instance_keys["y"] == "copy" and instance_keys["E"] == "export" and instance_keys["R"] == "reask"
+    assert {b.key: b.action for b in RunsScreen.BINDINGS}["R"] == "resume"
+
+
+async def test_R_on_a_human_session_run_never_runs_the_runner(make_app, workbench, monkeypatch) -> None:
+    """A human session is resumed by the session screen (when that module is there), never by the runner."""
+    import importlib.util
+
+    run_id = stopped_run(workbench, 2)
+    store = LogStore(workbench.log)
+    store.db.execute("update runs set options = ? where id = ?", ['{"session": {"name": "ann"}}', run_id])
+    store.db.conn.commit()
+    store.close()
+    calls = []
+    has_sessions = importlib.util.find_spec("tui.screens.session") is not None
+    if has_sessions:  # the session module's own tests cover what resuming a session does
+        from tui.screens import session
+
+        monkeypatch.setattr(session, "resume_session", lambda app_, rid: calls.append(rid))
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        if not has_sessions:
+            assert any("human session" in n.message for n in app._notifications)
+    store = LogStore(workbench.log)
+    try:
+        assert len(store.attempts(run_id=run_id)) == 2  # the runner never asked the rest
+    finally:
+        store.close()
+    assert calls == ([run_id] if has_sessions else [])
