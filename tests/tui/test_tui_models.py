@@ -79,10 +79,11 @@ async def test_model_reply_streams_and_is_verified(make_app, workbench, server) 
                                    Fault.malformed()], ids=["bad-key", "server-error", "malformed"])
 async def test_failing_endpoint_is_a_notification_and_a_recorded_error(make_app, workbench, server, fault) -> None:
     instance = workbench.membership[1]
-    server.fail_next(1, fault)
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_solve(app, pilot, instance.id)
+        await settle(pilot)  # the model picker's listing (a GET) is done: the fault is for the solve
+        server.fail_next(1, fault)
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, InstanceScreen)

@@ -49,13 +49,17 @@ you typed and did not send is kept, with its clock, for when you come back.
 | `]` `[` | the next / previous instance of the browser's list (filtered, sorted), on the same tab; the header shows "k of n" |
 | `m` | bookmark this instance (or remove the bookmark) |
 | `N` | its note and tags (shown on the Problem tab; ctrl+s saves) |
+| `y` | copy to the clipboard (a menu): the prompt, the raw reply, the extracted answer or the verdict |
+| `E` | export this instance, its attempts and its notes as JSONL (asks for the path) |
+| `R` | re-ask (History tab): the highlighted attempt's solver again, with its options; a new attempt |
 
 The Step tab shows the family's own stepper, or the generic one: the focused source document highlighted
 with the focus marked, the state table and the steps.
 
 *Solve*: pick `baseline` (the family's own solver), `human` (type the answer), a configured model endpoint
 (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST` or the config file: give the model name and
-sampling options, kept for the session) or, last, `oracle` (it shows the answer). The reply streams in;
+sampling options, kept for the session; the models the endpoint reports are offered beside the name,
+which stays free text) or, last, `oracle` (it shows the answer). The reply streams in;
 the verdict, the diff and the model's reasoning appear in Verdict; every attempt is written to the log
 database and listed in History, where `enter` re-opens it in Verdict and Step.
 
@@ -93,7 +97,11 @@ answer opens it with its verdict.
 
 **Runs** (`r`) — batch runs in the log database (`sembench run …`), their state (running, stale when the
 process is gone, finished) and live progress while another process writes them; the highlighted run's
-metrics by difficulty feature and a plot. `R` refreshes, `escape` or `q` goes back.
+metrics by difficulty feature and a plot. `enter` lists the run's attempts (instance, sample, verdict,
+status, latency, tokens, finish reason, cost at the configured prices); `enter` on one opens its instance
+with that attempt in Verdict and Step (the header shows the breadcrumb: Runs › run › instance). A run that
+stopped before its end shows its resume command, and `R` resumes it here. `f5` refreshes, `escape` or `q`
+goes back.
 
 Anywhere: `ctrl+p` command palette, `?` (or `f1`) this help, `q` quit (it asks first while a request runs
 or an answer typed by hand is unsent).

@@ -34,6 +34,7 @@ from core.instance import Instance
 from core.solvers import FixedSolver, SolveResult, is_model_spec, make_solver
 from core.store import now_iso
 from core.trace import Trace
+from tui.attempt_info import configured_endpoints, cost_cell, finish_cell, tokens_cell
 from tui.data import AttemptView, fmt_seconds, short_time
 from tui.families import view_for
 from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, TraceReady
@@ -113,6 +114,10 @@ class InstanceScreen(SembenchScreen):
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
         Binding("v", "reveal", "Reveal (give up)"),
+        # in `?` help, not the footer (it is full already)
+        Binding("y", "copy", "Copy", show=False),
+        Binding("E", "export", "Export", show=False),
+        Binding("R", "reask", "Re-ask"),
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
@@ -124,8 +129,11 @@ class InstanceScreen(SembenchScreen):
         Binding("N", "edit_note", "Note"),
     ]
 
-    def __init__(self, family: Family, instance: Instance, snapshot: str | None, tab: str = "problem") -> None:
+    def __init__(self, family: Family, instance: Instance, snapshot: str | None, tab: str = "problem",
+                 attempt: dict[str, Any] | None = None, trail: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.initial_attempt = attempt  # opened in Verdict and Step once mounted (Runs › run › instance)
+        self.trail = trail
         self.family = family
         self.instance = instance
         self.snapshot = snapshot
@@ -143,6 +151,8 @@ class InstanceScreen(SembenchScreen):
         self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
         self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
+        if trail:  # the breadcrumb: where this instance was opened from
+            self.sub_title = " › ".join((*trail, instance.id))
 
     @property
     def draft_key(self) -> str:
@@ -201,7 +211,8 @@ class InstanceScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        self._id_column = table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score", "time", "error")
+        self._id_column = table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score",
+                                            "time", "tokens in/out", "finish", "cost", "error")
         self.refresh_history()
         self._sync_answering()
         self.compute_truth()
@@ -211,6 +222,8 @@ class InstanceScreen(SembenchScreen):
             self.notify(f"Your unsent answer to {self.instance.id} is back in Solve (3), with its clock.", markup=False)
         self.panel.set_shown(self.initial_tab == "solve")
         self._focus_tab(self.initial_tab)
+        if self.initial_attempt is not None:
+            self.open_attempt(self.initial_attempt)
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses
@@ -281,6 +294,10 @@ class InstanceScreen(SembenchScreen):
         if action == "edit_answer" and isinstance(self.focused, Input | TextArea):
             return False  # the focus is in the entry already: `e` is an e there, never suggested
         if action == "reveal" and (not self.answering or isinstance(self.focused, Input | TextArea)):
+            return False
+        if action == "reask" and self.active_tab != "history":
+            return False
+        if action in ("copy", "export", "reask") and isinstance(self.focused, Input | TextArea):
             return False
         if action == "cancel" and not self.panel.running:  # from any tab while a request runs
             return False
@@ -613,6 +630,8 @@ class InstanceScreen(SembenchScreen):
                   started: str) -> tuple[AttemptRecord, Trace | None]:
             record = record_from(family, instance, solver_spec, result, prompt=prompt, snapshot=self.snapshot,
                                  source="tui", human_time_s=human_time_s, started=started)
+            if options:  # kept with the attempt so a re-ask (History, R) asks with the same options
+                record.usage = {**record.usage, "options": dict(options)}
             trace = None
             if record.answer is not None:
                 try:
@@ -757,6 +776,7 @@ class InstanceScreen(SembenchScreen):
         table = self.query_one("#history-table", DataTable)
         table.clear()
         self.marked = [key for key in self.marked if any(str(r["id"]) == key for r in self.history)]
+        endpoints = configured_endpoints()  # read each time: a price set meanwhile applies at once
         for row in reversed(self.history):
             if row.get("error"):
                 verdict = Text("error", style="bold red")
@@ -770,7 +790,8 @@ class InstanceScreen(SembenchScreen):
                 # Text cells, never str: a DataTable reads a str as markup
                 self._id_cell(str(row["id"])), short_time(row.get("started")), Text(row.get("solver") or ""),
                 Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
-                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), Text((row.get("error") or "")[:40]),
+                "" if score is None else f"{score:.3f}", fmt_seconds(time_s), tokens_cell(row),
+                Text(finish_cell(row)), cost_cell(row, endpoints), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
             )
         self.query_one("#history-hint", Static).update(
@@ -858,3 +879,123 @@ class InstanceScreen(SembenchScreen):
         self.show_attempt(message.attempt, message.trace)
         self.action_show_tab("verdict")
         self.notify(f"{message.attempt.title} opened in Verdict and Step", markup=False)
+
+    # -- debugging a rejection: copy, export, re-ask ---------------------------------------------------
+    def _current_row(self) -> dict[str, Any] | None:
+        view = self.current
+        if view is None or view.id is None:
+            return None
+        return next((r for r in self.history if r.get("id") == view.id), None)
+
+    def copy_text(self, what: str) -> str | None:
+        """The text `y` copies: the prompt (the open attempt's own, else the instance's), the raw reply,
+        the extracted answer or the verdict of the open attempt."""
+        from tui.data import parse_json
+
+        view = self.current
+        if what == "prompt":
+            row = self._current_row()
+            prompt = parse_json(row.get("prompt")) if row else None
+            if not isinstance(prompt, dict) or not (prompt.get("messages") or prompt.get("completion")):
+                prompt = self.family.prompt(self.instance, self.family.prompt_styles[0]).model_dump()
+            return prompt_text(prompt)
+        if view is None:
+            return None
+        if what == "reply":
+            return view.response
+        if what == "answer":
+            answer = view.answer
+            if answer is None:
+                return None
+            if not answer.ok:
+                return f"{answer.error}: {answer.message}"
+            value = answer.value
+            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        if what == "verdict":
+            return None if view.verdict is None else view.verdict.model_dump_json(indent=2)
+        return None
+
+    def action_copy(self) -> None:
+        from tui.screens.debugging import CopyMenu
+
+        available = {"prompt"} | ({"reply", "answer", "verdict"} if self.current is not None else set())
+        if self.answering:
+            available = {"prompt"}  # nothing that gives the answer away while a person answers
+
+        def picked(what: str | None) -> None:
+            if what is None:
+                return
+            text = self.copy_text(what)
+            if text is None:
+                self.notify(f"The open attempt has no {what} to copy.", severity="warning", markup=False)
+                return
+            self.app.copy_to_clipboard(text)
+            self.notify(f"Copied the {what} ({len(text):,} characters).", markup=False)
+
+        self.app.push_screen(CopyMenu(available), picked)
+
+    def action_export(self) -> None:
+        from tui.screens.debugging import ExportPrompt
+
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in self.instance.id)
+        self.app.push_screen(ExportPrompt(f"{safe}.jsonl"), self.export_to)
+
+    def export_to(self, path: str | None) -> None:
+        from core.instance_export import export_instance
+
+        if not path:
+            return
+        try:
+            lines = export_instance(self.app.workspace.log, self.snapshot, self.instance, path)
+        except Exception as exc:  # a UserError (cannot write) or a database error: said, never a crash
+            self.notify(f"cannot export: {exc}", severity="error", timeout=8, markup=False)
+            return
+        self.notify(f"Wrote {lines} line(s) to {path}.", markup=False)
+
+    def action_reask(self) -> None:
+        """Send this instance again to the highlighted attempt's solver with its options: a new attempt."""
+        from tui.data import parse_json
+
+        table = self.query_one("#history-table", DataTable)
+        if not table.row_count:
+            self.notify("No attempt to re-ask: solve one first (3).", severity="warning")
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        row = next((r for r in self.history if str(r["id"]) == key), None)
+        if row is None:
+            return
+        spec = str(row.get("solver") or "")
+        if spec == HUMAN or spec.startswith("human:"):
+            self.notify("A person's attempt cannot be re-asked: answer again in Solve (3).", severity="warning")
+            return
+        if self.panel.running:
+            self.notify("A request is already running; cancel it first (ctrl+x).", severity="warning")
+            return
+        options = reask_options(self.app.workspace.log, row, parse_json)
+        self.notify(f"Re-asking {spec} (attempt {row['id']} is kept).", markup=False)
+        self.post_message(SolveRequest(spec, None, None, options))
+
+
+def prompt_text(prompt: dict[str, Any]) -> str:
+    """A stored prompt as plain text: its messages (role headed when there are several)."""
+    messages = [m for m in prompt.get("messages") or [] if isinstance(m, dict)]
+    if len(messages) == 1:
+        return str(messages[0].get("content") or "")
+    if messages:
+        return "\n\n".join(f"[{m.get('role') or ''}]\n{m.get('content') or ''}" for m in messages)
+    return str(prompt.get("completion") or "")
+
+
+def reask_options(log: Any, row: dict[str, Any], parse_json: Callable[[Any], Any]) -> dict[str, Any]:
+    """The sampling options an attempt was asked with: its run's, or those the workbench kept with it."""
+    if row.get("run_id"):
+        try:
+            run = log.get_run(row["run_id"])
+            options = parse_json(run.get("options")) if isinstance(run.get("options"), str) else run.get("options")
+            params = (options or {}).get("params") or {}
+            return dict(params) if isinstance(params, dict) else {}
+        except Exception:  # the run is gone or unreadable: the solver's defaults
+            return {}
+    usage = parse_json(row.get("usage"))
+    options = usage.get("options") if isinstance(usage, dict) else None
+    return dict(options) if isinstance(options, dict) else {}

@@ -33,6 +33,8 @@ PLOT_HEIGHT = 16
 MAX_METRIC_COLUMNS = 6  # n and the first metrics of each breakdown: the screen is narrower than a report
 COLUMNS = (("run", "run"), ("snapshot", "snapshot"), ("solver", "solver"), ("state", "state"),
            ("progress", "progress"), ("correct", "correct"), ("errors", "errors"), ("created", "created"))
+# A run in one of these states stopped before its end: it shows its resume command and `R` resumes it.
+RESUMABLE = {"stale", "interrupted", "stopped", "failed", "aborted"}
 STATE_STYLES = {"running": "bold yellow", "stale": "bold magenta", "finished": "green", "failed": "red",
                 "stopped": "yellow", "aborted": "red"}
 
@@ -79,7 +81,8 @@ class RunsScreen(SembenchScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("q", "back", "Back", show=False),
-        Binding("R", "refresh", "Refresh"),
+        Binding("R", "resume", "Resume"),
+        Binding("f5", "refresh", "Refresh"),
     ]
 
     def __init__(self) -> None:
@@ -96,11 +99,13 @@ class RunsScreen(SembenchScreen):
         self._reports: dict[str, RunReport] = {}
         self._report_inflight: str | None = None
         self._report_started: dict[str, float] = {}
+        self.resuming: set[str] = set()  # runs resumed from here, still running in a worker
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("reading the runs…", style="dim"), id="runs-info")
         yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="run-resume")
         yield Static("", id="run-report-status")
         with VerticalScroll(id="run-report"):
             yield Static(Text("Select a run to see its metrics.", style="dim"), id="run-metrics")
@@ -167,6 +172,7 @@ class RunsScreen(SembenchScreen):
         self.runs = poll.runs
         self._fill_table()
         self._show_info()
+        self._show_resume()
         if self.selected is not None:
             run = self.run(self.selected)
             if self.selected in self._reports:  # the head follows the table at once; the metrics catch up
@@ -228,6 +234,7 @@ class RunsScreen(SembenchScreen):
         if not run_id or run_id == self.selected:
             return
         self.selected = run_id
+        self._show_resume()
         cached = self._reports.get(run_id)
         if cached is not None:
             self._render_report(cached)
@@ -316,3 +323,86 @@ class RunsScreen(SembenchScreen):
             view.update(report_renderable(run, message.report, message.body, self.run(message.run_id)))
         except Exception as exc:  # an unexpected report shape is shown, never a crash
             view.update(Text(f"cannot render the report of {message.run_id}: {exc}", style="red"))
+
+    # -- drilling down and resuming -------------------------------------------------------------------
+    @on(DataTable.RowSelected, "#runs-table")
+    def _run_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_run()
+
+    def action_open_run(self) -> None:
+        """Runs › run id: the run's attempts."""
+        from tui.screens.attempts import AttemptsScreen
+
+        run = self.run(self.selected) if self.selected else None
+        if run is not None:
+            self.app.push_screen(AttemptsScreen(run))
+
+    def resumable(self, run: dict[str, Any] | None) -> bool:
+        return run is not None and run.get("state") in RESUMABLE and run["id"] not in self.resuming
+
+    def _show_resume(self) -> None:
+        from core.runner import resume_command
+
+        run = self.run(self.selected) if self.selected else None
+        view = self.query_one("#run-resume", Static)
+        if run is not None and run["id"] in self.resuming:
+            view.update(Text(f"resuming {run['id']}…", style="yellow"))
+        elif self.resumable(run):
+            text = Text(f"{run['id']} stopped before its end ({run['state']}): ", style="magenta")  # type: ignore[index]
+            text.append(resume_command(self.app.log_path, run["id"]), style="bold")  # type: ignore[index]
+            text.append("  · R resumes it here", style="dim")
+            view.update(text)
+        else:
+            view.update("")
+
+    def action_resume(self) -> None:
+        run = self.run(self.selected) if self.selected else None
+        if run is None:
+            return
+        if not self.resumable(run):
+            self.notify(f"{run['id']} is {run.get('state')}: nothing to resume.", severity="warning", markup=False)
+            return
+        if is_session(run):
+            try:
+                from tui.screens import session  # written by the human-session work; may be absent
+            except ImportError:
+                self.notify("This is a human session: resume it from the session screen.", severity="warning")
+                return
+            session.resume_session(self.app, run["id"])
+            return
+        self.resuming.add(run["id"])
+        self._show_resume()
+        self.notify(f"Resuming {run['id']}…", markup=False)
+        self.resume_run(run["id"])
+
+    @work(thread=True, group="run-resume", exit_on_error=False)
+    def resume_run(self, run_id: str) -> None:
+        """What `sembench run --resume RUN` does, in its own thread with its own database connection."""
+        from core.runner import config_of, get_run, run_sync
+        from core.store import Workspace
+
+        app = self.app
+        ws = Workspace(log_path=app.log_path, snapshots_path=app.snapshots_path)
+        try:
+            outcome = run_sync(ws, config_of(get_run(ws.log, run_id)), resume=run_id)
+            message = (f"{run_id}: {outcome.status}, {outcome.stats.done}/{outcome.stats.total} attempts, "
+                       f"{outcome.stats.correct} correct", "information")
+        except Exception as exc:  # a UserError (live elsewhere, a solver that fails) is shown, not raised
+            message = (f"cannot resume {run_id}: {exc}", "error")
+        finally:
+            ws.close()
+        app.call_from_thread(self._resumed, run_id, *message)
+
+    def _resumed(self, run_id: str, text: str, severity: str) -> None:
+        self.resuming.discard(run_id)
+        self.app.invalidate_summary()
+        self.notify(text, severity=severity, timeout=8, markup=False)  # type: ignore[arg-type]
+        self._show_resume()
+        self.request_poll(force=True)
+
+
+def is_session(run: dict[str, Any]) -> bool:
+    """A human session run (its options say "session"): resumed by the session screen, not the runner."""
+    options = run.get("options")
+    return isinstance(options, str | dict) and "session" in options

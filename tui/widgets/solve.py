@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
+from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
@@ -196,6 +197,31 @@ def solver_options(local: list[str], endpoints: list[dict[str, Any]]) -> list[tu
     return options
 
 
+class ModelsListed(Message):
+    """The configured endpoints' model lists (core.models.listing.ModelListing), or why there are none."""
+
+    def __init__(self, listings: list[Any], error: str | None = None) -> None:
+        self.listings = listings
+        self.error = error
+        super().__init__()
+
+
+def listing_line(listings: list[Any], error: str | None) -> Text:
+    """One line per endpoint: how many models it reports, or that it does not answer (not an error)."""
+    if error:
+        return Text(f"model lists: {error}", style="yellow")
+    text = Text()
+    for listing in listings:
+        if text:
+            text.append("\n")
+        text.append(f"{listing.kind} ({listing.base_url}): ", style="dim")
+        if listing.error:
+            text.append(listing.error, style="yellow")
+        else:
+            text.append(f"{len(listing.models)} model(s) listed", style="dim")
+    return text
+
+
 class SolverSelect(Select[str]):
     """The solver picker: says when an option is picked from its menu, even the one already selected
     (`Select.Changed` is only for a new value), so that re-picking behaves like picking fresh."""
@@ -245,6 +271,7 @@ class SolvePanel(Vertical):
         self._spec = ""
         self._pending_text: str | None = None  # the human answer in flight
         self._sent_text: str | None = None  # the human answer last sent (resending it unchanged is refused)
+        self.listings: dict[str, Any] = {}  # endpoint kind -> ModelListing, once the worker brought them
 
     def compose(self) -> ComposeResult:
         prefs = self.prefs
@@ -256,6 +283,8 @@ class SolvePanel(Vertical):
             # select_on_focus off: entering the field never makes the next key replace the name
             yield Input(prefs.get("model-name", ""), placeholder="model name, e.g. gpt-4o", id="model-name",
                         select_on_focus=False)
+            # what the endpoint reports (asked in a worker); the name field above stays free text
+            yield Select([], prompt="listed models", id="model-pick")
             yield Input(prefs.get("temperature", ""), placeholder="temp", id="temperature", type="number")
             yield Input(prefs.get("top-p", ""), placeholder="top_p", id="top-p", type="number")
             yield Input(prefs.get("max-tokens", ""), placeholder="max tok", id="max-tokens", type="integer")
@@ -270,12 +299,16 @@ class SolvePanel(Vertical):
             yield TextArea(self.draft.text if self.draft is not None else self.template, id="human-answer",
                            soft_wrap=True, show_line_numbers=False, placeholder=self.format.placeholder,
                            language=editor_language(self.format.language))
+        yield Static(Text("asking the endpoints for their models…", style="dim"), id="model-list",
+                     classes="hidden")
         yield Static(self.hint(self._choice), id="solve-status")
         with VerticalScroll(id="stream-box"):
             yield Static("", id="stream")
 
     def on_mount(self) -> None:
         self._layout_for(self._choice)
+        if self.endpoints:
+            self.list_models()
         if self.draft is not None:
             # A draft kept from the last visit: its text is in the editor, its clock paused until the tab shows.
             self.human.restore(self.draft.active_s)
@@ -319,6 +352,8 @@ class SolvePanel(Vertical):
 
     def _layout_for(self, choice: str) -> None:
         self.query_one("#model-options").set_class(not choice.startswith(MODEL_PREFIX), "hidden")
+        self.query_one("#model-list").set_class(not choice.startswith(MODEL_PREFIX), "hidden")
+        self._offer_models(choice)
         self.query_one("#human-box").set_class(choice != HUMAN, "hidden")
         self.set_class(choice == HUMAN, "-human")
 
@@ -327,12 +362,44 @@ class SolvePanel(Vertical):
         if event.select.id == "effort":
             self.prefs["effort"] = event.value if isinstance(event.value, str) else None
             return
+        if event.select.id == "model-pick":
+            if isinstance(event.value, str):  # a listed model: into the free-text field, still editable
+                self.query_one("#model-name", Input).value = event.value
+            return
         if event.select.id != "solver":
             return
         choice = self.choice
         if choice == self._choice:
             return
         self._chosen(choice)
+
+    # -- the models the endpoints report ------------------------------------------------------------
+    @work(thread=True, group="model-list", exit_on_error=False)
+    def list_models(self) -> None:
+        from core.models.config import load_endpoints
+        from core.models.listing import list_all
+
+        try:
+            listings = list_all(load_endpoints())
+        except Exception as exc:  # a broken config: said in the line, the free-text field still works
+            self.post_message(ModelsListed([], f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(ModelsListed(listings))
+
+    def on_models_listed(self, message: ModelsListed) -> None:
+        message.stop()
+        self.listings = {listing.kind: listing for listing in message.listings}
+        self.query_one("#model-list", Static).update(listing_line(message.listings, message.error))
+        self._offer_models(self.choice)
+
+    def _offer_models(self, choice: str) -> None:
+        """The chosen endpoint's listed models in the picker and as the name field's completions."""
+        listing = self.listings.get(choice[len(MODEL_PREFIX):]) if choice.startswith(MODEL_PREFIX) else None
+        models = list(listing.models) if listing is not None else []
+        pick = self.query_one("#model-pick", Select)
+        pick.set_options([(name, name) for name in models])
+        pick.disabled = not models
+        self.query_one("#model-name", Input).suggester = SuggestFromList(models) if models else None
 
     def on_solver_select_picked(self, event: SolverSelect.Picked) -> None:
         """The solver already selected, picked again: like picking it fresh (focus to its entry)."""
