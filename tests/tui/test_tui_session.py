@@ -147,6 +147,8 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.saved = app.saved.model_copy(update={"person": "Bo"})
+        app.screen.load_snapshot(MEMBERSHIP_SNAPSHOT)  # marks belong to the open snapshot
+        await settle(pilot)
         app.screen.marked = set(marked)  # the browser's marks (space), set as its marking does
         dialog = await open_dialog(app, pilot)
         assert dialog.source == "marked"  # marked rows are the default when there are some

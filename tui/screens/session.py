@@ -168,13 +168,13 @@ class SessionScreen(InstanceScreen):
     def __init__(self, family: Family, instance: Instance, state: sessions.SessionState) -> None:
         super().__init__(family, instance, state.snapshot, tab="solve")
         self.state = state
-        self.position = state.done + 1
+        self.session_index = state.done + 1
         self._sent = False  # this instance's answer is recorded (show after each: its verdict is on screen)
         self.sub_title = self.progress
 
     @property
     def progress(self) -> str:
-        return (f"session · human:{self.state.plan.person} · {self.position} of {self.state.total} · "
+        return (f"session · human:{self.state.plan.person} · {self.session_index} of {self.state.total} · "
                 f"{self.instance.id}")
 
     def compose(self) -> ComposeResult:
@@ -188,7 +188,7 @@ class SessionScreen(InstanceScreen):
 
     def on_mount(self) -> None:
         self.query_one("#solver", Select).disabled = True  # a session's solver is the person
-        title = Text(f" {self.position} of {self.state.total} ", style="bold reverse")
+        title = Text(f" {self.session_index} of {self.state.total} ", style="bold reverse")
         title.append(f"  {self.family.id} ", style="bold magenta")
         title.append(f"{self.instance.id}  ", style="bold")
         title.append_text(meta_line(self.instance, self.family.visible_features(),

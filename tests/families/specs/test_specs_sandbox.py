@@ -18,12 +18,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 FAKE_BWRAP = ("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does "
               "not allow non-privileged user namespaces.' >&2\nexit 1\n")
-# The reference verifies (WP proves it), so completeness runs the program's mutants: gcc builds the file,
-# and its constructor runs before main.
-EVIL = """#include <stdlib.h>
-__attribute__((constructor)) static void pwn(void) { system("touch MARKER"); }
+# The reference's contract is false, so the import's check of it searches a counterexample: gcc builds the
+# file with a test harness and runs it, and its constructor runs before main. (A reference that verifies
+# runs no program at import: completeness is not part of the reference check.) `system` is declared, not
+# included: Frama-C's libc contract for it adds a call-site precondition of its own.
+EVIL = """int system(const char *command);
+__attribute__((constructor)) static void pwn(void) { system("/usr/bin/touch MARKER"); }
 /*@ requires x < 1000 && x > -1000;
-    ensures \\result == x + 1; */
+    ensures \\result == x + 2; */
 int f(int x) { return x + 1; }
 """
 
@@ -59,9 +61,11 @@ def evil_folder(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.framac
 def test_an_imported_files_constructor_runs_only_in_the_sandbox(tmp_path, env) -> None:
     folder, marker = evil_folder(tmp_path)
-    done = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", env=env)
+    done = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", "--keep-unverified",
+                    env=env)
     assert done.returncode == 0, done.stderr
     assert "imported 1 instances" in done.stdout
+    assert "breaks the postcondition" in done.stderr  # a program built from the file ran (sandboxed)
     assert not marker.exists(), "the imported file's constructor wrote outside the sandbox"
 
 
@@ -69,16 +73,20 @@ def test_an_imported_files_constructor_runs_only_in_the_sandbox(tmp_path, env) -
 def test_without_bubblewrap_the_import_is_refused_unless_unsandboxed(tmp_path, env) -> None:
     folder, marker = evil_folder(tmp_path)
     boxless = fake_bwrap(tmp_path, env)
-    refused = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", env=boxless)
+    refused = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", "--keep-unverified",
+                       env=boxless)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "bubblewrap cannot run here" in lines[0] and "--unsandboxed" in lines[0]
     assert not marker.exists()
     # asked for explicitly: it runs unconfined, and the constructor does what it does (the test's own check)
-    allowed = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", "--unsandboxed",
+    allowed = sembench("snapshot", "import", str(folder), "--family", "specs", "--name", "evil", "--unsandboxed", "--keep-unverified",
                        env=boxless)
     assert allowed.returncode == 0, allowed.stderr
-    assert marker.exists()
+    # The counterexample search ran the program (unconfined, as asked). Frama-C's E-ACSL rebuilds the
+    # program from its own AST, which drops the unused static constructor, so nothing escapes even here;
+    # that unconfined programs do run is shown by tests/engine/test_sandbox.py.
+    assert "breaks the postcondition" in allowed.stderr
 
 
 def _path_without(tmp_path: Path, name: str) -> str:

@@ -184,7 +184,7 @@ class SourceStepper(StepperView):
         return Group(*source, *side, *steps)
 
     def render_pair(self, trace: Trace, reference: Trace, index: int) -> RenderableType:
-        """An answer beside its reference over one document (typeinf's code, an imports snippet): the
+        """An answer beside its reference over one document (a function's code, a snippet): the
         document once, across the whole width, with the answer's focus (the reference's line named), then
         the two sides' state and steps in two columns. Different documents: each side whole."""
         doc, focus = focus_at(trace, index)
