@@ -15,13 +15,14 @@ from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
 from core.runner.stop import RunAborted
+from core.runner.verifying import Batcher
 
 
 class ClusterCheckFailed(RuntimeError):
     """The cluster gave no verdict for this answer (the message names the instance)."""
 
 
-class ClusterVerifier:
+class ClusterVerifier(Batcher):
     def __init__(self, session: ClusterSession, family: Family, tool_cache: Any, batch_wait_s: float = 0.02) -> None:
         session.require(family)
         self.session = session
@@ -37,22 +38,12 @@ class ClusterVerifier:
         hit = self.cache.get(instance, response)
         if hit is not None:
             return hit
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Checked] = loop.create_future()
-        self._pending.append((instance, response, future))
-        if len(self._pending) >= self.batch_size:
-            self._flush()
-        elif self._timer is None:
-            self._timer = loop.call_later(self.batch_wait_s, self._flush)
-        checked = await future
+        checked = await self._enqueue(instance, response)
         self.cache.put(instance, response, checked)
         return checked
 
     def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        batch, self._pending = self._pending, []
+        batch = self._take_batch()
         if not batch:
             return
         loop = asyncio.get_running_loop()

@@ -33,7 +33,38 @@ def overrides(family: Family, name: str) -> bool:
     return getattr(type(family), name, None) is not getattr(Family, name)
 
 
-class Verifier:
+
+class Batcher:
+    """Answers gathered into batches: one is sent when `batch_size` are waiting or `batch_wait_s` after
+    the first, by the subclass's `_flush` (which takes it with `_take_batch`). Shared by the in-process
+    verifier and the cluster's."""
+
+    batch_size: int
+    batch_wait_s: float
+    _pending: list[tuple[Instance, str, asyncio.Future[Checked]]]
+    _timer: asyncio.TimerHandle | None
+
+    async def _enqueue(self, instance: Instance, response: str) -> Checked:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Checked] = loop.create_future()
+        self._pending.append((instance, response, future))
+        if len(self._pending) >= self.batch_size:
+            self._flush()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.batch_wait_s, self._flush)
+        return await future
+
+    def _take_batch(self) -> list[tuple[Instance, str, asyncio.Future[Checked]]]:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        return batch
+
+    def _flush(self) -> None:
+        raise NotImplementedError
+
+class Verifier(Batcher):
     SLOW_S = 0.02
 
     def __init__(self, family: Family, concurrency: int | None = None, batch_size: int = 16,
@@ -69,21 +100,8 @@ class Verifier:
         return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
 
     # -- batches -----------------------------------------------------------------------------------
-    async def _enqueue(self, instance: Instance, response: str) -> Checked:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Checked] = loop.create_future()
-        self._pending.append((instance, response, future))
-        if len(self._pending) >= self.batch_size:
-            self._flush()
-        elif self._timer is None:
-            self._timer = loop.call_later(self.batch_wait_s, self._flush)
-        return await future
-
     def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        batch, self._pending = self._pending, []
+        batch = self._take_batch()
         if not batch:
             return
         loop = asyncio.get_running_loop()
