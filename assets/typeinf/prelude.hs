@@ -230,7 +230,14 @@ instance Monoid ()
 instance Monoid b => Monoid (a -> b)
 instance Semigroup a => Monoid (Maybe a)
 instance (Monoid a, Monoid b) => Monoid (a, b)
--- Data.Monoid's wrappers (the released TF-Bench tasks declare the newtypes themselves)
+-- Data.Monoid's wrappers (the released TF-Bench tasks declare most newtypes themselves; an early
+-- released foldr uses the constructor Endo with only appEndo among its dependencies)
+newtype Sum a = Sum { getSum :: a }
+newtype Product a = Product { getProduct :: a }
+newtype Any = Any { getAny :: Bool }
+newtype All = All { getAll :: Bool }
+newtype Dual a = Dual { getDual :: a }
+newtype Endo a = Endo { appEndo :: a -> a }
 instance Num a => Semigroup (Sum a)
 instance Num a => Monoid (Sum a)
 instance Num a => Semigroup (Product a)

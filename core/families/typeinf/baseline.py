@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from core.families.typeinf import syntax as S
 from core.families.typeinf.check import is_instance
 from core.families.typeinf.corpus import binder
-from core.families.typeinf.env import Env, task_env
+from core.families.typeinf.env import Env, base_env, dep_decls, task_env
+from core.families.typeinf.hsparse import HsParseError
 from core.families.typeinf.infer import infer_code, rename_scheme
 from core.families.typeinf.model import TypeinfInstance
 from core.families.typeinf.types import Scheme, show_scheme
@@ -24,11 +26,40 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
     env = task_env(instance.dependencies)
     result = infer_code(instance.code, env, instance.name, max_steps=BASELINE_STEPS,
                         pure=renamed_types(instance))
+    general = _unspecialised(instance.dependencies) if result.scheme is None else None
+    if general is not None:
+        retry = infer_code(instance.code, task_env(general), instance.name, max_steps=BASELINE_STEPS,
+                           pure=renamed_types(instance))
+        if retry.scheme is not None:
+            env, result = task_env(general), retry
     if result.scheme is None:
         return f"-- the baseline could not type the code: {result.error.message if result.error else 'unknown'}"
     scheme = class_method_type(instance.name, result.scheme, env) or result.scheme
     style = "numbers" if instance.variant == "pure" else "letters"
     return f"{binder(instance.name)} :: {show_scheme(rename_scheme(scheme, style))}"
+
+
+def _unspecialised(dependencies: list[str]) -> list[str] | None:
+    """The dependencies without the signatures that only specialise the Prelude's declaration of the
+    same name (released foldl's `(.) :: (a -> a) -> (a -> a) -> (a -> a)`, with which its own
+    `Dual . Endo . flip f` does not type): the Prelude's then applies. None when there are none."""
+    base = base_env()
+    kept = []
+    for dep in dependencies:
+        try:
+            decls = dep_decls([dep], strict=True)
+        except HsParseError:
+            kept.append(dep)
+            continue
+        sigs = [d for d in decls if isinstance(d, S.SigDecl)]
+        if len(sigs) == len(decls) == 1 and all(
+                n in base.values and n not in base.constructors
+                and is_instance(base.values[n].body, base.expand(sigs[0].scheme.body))
+                and not is_instance(base.expand(sigs[0].scheme.body), base.values[n].body)
+                for n in sigs[0].names):
+            continue
+        kept.append(dep)
+    return kept if len(kept) < len(dependencies) else None
 
 
 def class_method_type(name: str, inferred: Scheme, env: Env) -> Scheme | None:

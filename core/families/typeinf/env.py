@@ -172,6 +172,8 @@ def add_decls(env: Env, decls: list[S.Decl], origin: str) -> None:
     for d in decls:
         if isinstance(d, S.SigDecl):
             scheme = env.expand_scheme(d.scheme)
+            if origin == "deps":
+                scheme = with_method_class(d.names, scheme)
             for name in d.names:
                 env.values[name] = scheme
                 env.origin[name] = origin
@@ -181,6 +183,47 @@ def add_decls(env: Env, decls: list[S.Decl], origin: str) -> None:
                 env.constructors[name] = scheme
                 env.con_siblings.setdefault(name, 2)
                 env.origin[name] = origin
+
+
+# The methods of base's constructor classes, by class. TF-Bench's dependencies copy a method's
+# signature from its class declaration, where the class's own constraint is implicit (released
+# `foldMap :: Monoid m => (a -> m) -> t a -> m`, `(<*>) :: f (a -> b) -> f a -> f b`); read so, `any`
+# would type without its Foldable.
+BASE_METHODS = {
+    "Foldable": ("fold", "foldMap", "foldMap'", "foldr", "foldr'", "foldl", "foldl'", "foldr1", "foldl1",
+                 "toList", "null", "length", "elem", "maximum", "minimum", "sum", "product"),
+    "Functor": ("fmap", "<$"),
+    "Applicative": ("pure", "<*>", "liftA2", "*>", "<*"),
+    "Monad": (">>=", ">>", "return"),
+    "Traversable": ("traverse", "sequenceA", "mapM", "sequence"),
+}
+_METHOD_CLASS = {m: cls for cls, methods in BASE_METHODS.items() for m in methods}
+
+
+def with_method_class(names: list[str], scheme: Scheme) -> Scheme:
+    """A dependency's signature for a method of base's Foldable/Functor/Applicative/Monad/Traversable,
+    written as in the class declaration, with the class's constraint made explicit: on the one type
+    variable the signature applies to arguments (`t a`), when the context does not constrain it."""
+    classes = {_METHOD_CLASS.get(n) for n in names}
+    if len(classes) != 1 or None in classes:
+        return scheme
+    cls = classes.pop()
+    heads = {h.name for h in _applied_vars(scheme.body)}
+    # a variable already constrained is another class's (`mapM :: Monad m => ... -> [a] -> m [b]`,
+    # Traversable specialised to lists)
+    if len(heads) != 1 or any(TVar(h) in p.args for p in scheme.context for h in heads):
+        return scheme
+    return Scheme((Pred(cls, (TVar(heads.pop()),)), *scheme.context), scheme.body)
+
+
+def _applied_vars(t: Type) -> list[TVar]:
+    if isinstance(t, TAp):
+        head, args = split_app(t)
+        found = [head] if isinstance(head, TVar) else _applied_vars(head) if isinstance(head, TAp) else []
+        for a in args:
+            found += _applied_vars(a)
+        return found
+    return []
 
 
 @functools.cache

@@ -184,6 +184,14 @@ class Inferencer:
             self._unify(a.fun, b.fun, added)
             self._unify(a.arg, b.arg, added)
             return
+        if isinstance(a, TForall) != isinstance(b, TForall):
+            # a rank-2 argument (`build :: (forall b. (a -> b -> b) -> b -> b) -> [a]`): the other side
+            # must hold for a rigid b, so b becomes a fresh constant no other type equals
+            poly, other = (a, b) if isinstance(a, TForall) else (b, a)
+            if not poly.context:
+                rigid = {n: TCon(f"{n}'{next(self.counter)}") for n in poly.names}  # type: ignore[union-attr]
+                self._unify(subst(poly.body, rigid), other, added)  # type: ignore[union-attr]
+                return
         if isinstance(a, TForall) or isinstance(b, TForall):
             raise InferError("higher-rank types are not supported")
         raise InferError(f"{show(self.zonk(a))} is not {show(self.zonk(b))}")
