@@ -194,8 +194,7 @@ def test_every_released_base_truth_and_right_baseline_answer_is_proved_by_ghc() 
     from core.families.typeinf.verify import truth_parts
 
     fam = _family()
-    instances = (fam.import_files(FIXTURES / "tfbench_released") + fam.import_files(FIXTURES / "tfbench_released_base.jsonl")
-                 + fam.import_files(FIXTURES / "tfbench_released_core"))
+    instances = fam.import_files(FIXTURES / "tfbench_released_base")
     assert len(instances) == 181
     items, labels = [], []
     for inst in instances:

@@ -54,7 +54,7 @@ def test_a_snapshot_stored_with_a_bare_operator_still_verifies() -> None:
 
 def test_snapshot_import_of_operator_tasks_needs_no_flag(tmp_path: Path) -> None:
     env_db = tmp_path / "log.db"
-    for folder in ("tfbench_ops", "tfbench_released", "tfbench_released_base.jsonl", "tfbench_released_core"):
+    for folder in ("tfbench_ops", "tfbench_released", "tfbench_released_base.jsonl"):
         res = subprocess.run([sys.executable, "-m", "core", "--db", str(env_db), "snapshot", "import",
                               str(FIXTURES / folder), "--family", "typeinf", "--name", folder],
                              capture_output=True, text=True, timeout=300)
@@ -255,26 +255,37 @@ def test_released_bare_class_constraints_are_read_in_truths_and_dependencies() -
 
 
 def _all_released_base() -> list:  # type: ignore[type-arg]
-    fam = get_family("typeinf")
-    return (fam.import_files(FIXTURES / "tfbench_released") + fam.import_files(FIXTURES / "tfbench_released_base.jsonl")
-            + fam.import_files(FIXTURES / "tfbench_released_core"))
+    return get_family("typeinf").import_files(FIXTURES / "tfbench_released_base")
 
 
-def test_every_released_base_task_held_here_imports_and_its_truth_verifies() -> None:
-    """Issue 20's "done when": the released base tasks held here (71 `task_<n>.hs.md` + 110 earlier
-    `task_<n>.core.md` of other task ids, the 181 of 188 the search index holds) import without flags,
-    one instance per file, distinct task ids, and every ground truth verifies."""
+def test_the_released_base_folder_imports_whole_and_every_truth_verifies(tmp_path: Path) -> None:
+    """Issue 20's "done when" on the released base tasks held here (MANIFEST.tsv: 71 `task_<n>.hs.md`
+    and 110 `task_<n>.core.md`, the base tasks' earlier name, of other task ids; 181 of the 188):
+    `sembench snapshot import` of the folder takes every file without flags, one instance per file
+    with distinct task ids, and every ground truth verifies."""
+    folder = FIXTURES / "tfbench_released_base"
+    files = [p for p in folder.iterdir() if p.name.endswith(".md")]
+    res = subprocess.run([sys.executable, "-m", "core", "--db", str(tmp_path / "log.db"), "snapshot", "import",
+                          str(folder), "--family", "typeinf", "--name", "released-base"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert f"imported {len(files)} instances" in res.stdout, res.stdout
     fam = get_family("typeinf")
-    files = [p for p in (FIXTURES / "tfbench_released_core").iterdir() if p.name.endswith(".core.md")]
     instances = _all_released_base()
-    n_jsonl = sum(1 for line in (FIXTURES / "tfbench_released_base.jsonl").read_text().splitlines() if line.strip())
-    n_hs = sum(1 for p in (FIXTURES / "tfbench_released").iterdir() if p.name.endswith(".hs.md"))
-    assert len(instances) == len(files) + n_jsonl + n_hs == 181
+    assert len(instances) == len(files) == 181
     assert len({i.meta["task_id"] for i in instances}) == len(instances)
     assert {i.variant for i in instances} == {"base"}
     for inst in instances:
         _, verdict = fam.check(inst, fam.oracle_response(inst))
         assert verdict.correct, (inst.id, verdict.explanation)
+    # the 71 released files are the ones transcribed into the JSONL export's shape, field for field
+    exported = {i.meta["task_id"]: i for i in fam.import_files(FIXTURES / "tfbench_released_base.jsonl")
+                + fam.import_files(FIXTURES / "tfbench_released")}
+    assert len(exported) == 71
+    by_id = {i.meta["task_id"]: i for i in instances}
+    for task_id, inst in exported.items():
+        assert (by_id[task_id].code, by_id[task_id].dependencies, by_id[task_id].ground_truth) == (
+            inst.code, inst.dependencies, inst.ground_truth), task_id
 
 
 def test_baseline_rate_on_all_released_base_tasks_held_here() -> None:
@@ -291,7 +302,7 @@ def test_baseline_rate_on_all_released_base_tasks_held_here() -> None:
 
 def _core(task_id_suffix: str):  # type: ignore[no-untyped-def]
     fam = get_family("typeinf")
-    return fam, next(i for i in fam.import_files(FIXTURES / "tfbench_released_core")
+    return fam, next(i for i in fam.import_files(FIXTURES / "tfbench_released_base")
                      if i.meta["task_id"].endswith("--" + task_id_suffix))
 
 
