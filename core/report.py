@@ -32,12 +32,12 @@ from core import __version__
 from core.errors import UserError
 from core.family import Family, MetricRow, get_family
 from core.instance import Instance
-from core.store import SnapshotStore, Workspace
+from core.store import SnapshotStore, Workspace, envfaults
 from core.store.runs import get_run, now_iso
 from core.verdict import Verdict
 
 # Bump when the report's content changes for the same data, so cached reports are recomputed.
-REPORT_FORMAT = 2
+REPORT_FORMAT = 3
 # "The run's attempts", worded so that SQLite uses the attempts_run_facts index (core.store.migrations).
 RUN_FACTS = "('' || run_id) = ? and run_id is not null"
 
@@ -192,14 +192,15 @@ class RunData:
     @cached_property
     def stamp(self) -> str:
         """Changes whenever the report could: an attempt written or replaced (count and largest id), the
-        run's header (status, finished, options), the snapshot rewritten, sembench or the family's code."""
+        run's header (status, finished, options), the snapshot rewritten, sembench or the family's code,
+        an error of the environment recorded."""
         count, last = self.db.execute("select count(*), coalesce(max(id), 0) from attempts where run_id = ?",
                                       [self.run_id]).fetchone()  # index-only: attempts_run_correct
         snap = self.store.db.conn.execute("select count(*), coalesce(max(rowid), 0) from instances where snapshot = ?",
                                           [self.run["snapshot"]]).fetchone()
         header = {k: self.run.get(k) for k in ("status", "finished", "total", "samples", "options", "solver")}
         parts = [__version__, REPORT_FORMAT, count, last, str(self.store.path), list(snap), header,
-                 _code_stamp(self.family)]
+                 _code_stamp(self.family), envfaults.stamp(self.db, self.run_id)]
         return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
     def cached(self, kind: str) -> Any:
@@ -313,18 +314,22 @@ def counts(data: RunData) -> dict[str, Any]:
     (errors,) = data.db.execute("select count(*) from attempts where run_id = ? and error is not null",
                                 [data.run_id]).fetchone()
     total = data.run["total"]
-    missing, not_needed = max(0, (total or 0) - n), 0
+    # Attempts an error of the environment stopped (core.store.envfaults): not answers, and counted apart
+    # from those merely not made yet; a resume redoes them, and then they no longer count.
+    env = data.ws.log.env_faults(data.run_id)
+    missing, not_needed = max(0, (total or 0) - n - env["count"]), 0
     options = data.run.get("options")
     samples = int(data.run.get("samples") or 1)
     if isinstance(options, dict) and options.get("repair") and total:
         # A self-repair run (specs-repair): an instance's rounds stop once it is solved (or its solver
         # failed), so only instances never reached are missing; the other rounds were not needed.
         reached = len(data.per_instance)
-        missing = max(0, total // samples - reached) * samples
-        not_needed = max(0, total - n - missing)
+        missing = max(0, max(0, total // samples - reached) * samples - env["count"])
+        not_needed = max(0, total - n - missing - env["count"])
     out = {
         "attempts": n, "expected": total, "missing": missing, "not_needed": not_needed,
         "instances": len(data.per_instance), "correct": int(correct or 0), "errors": int(errors or 0),
+        "env_errors": env["count"], "env_cause": env["cause"],
         "cached": int(cached or 0), "orphans": data.orphans, "tokens_in": tokens_in, "tokens_out": tokens_out,
         "mean_elapsed_s": elapsed,
     }

@@ -84,14 +84,25 @@ def run_report(report: dict[str, Any]) -> RenderableType:
     if c.get("mean_human_time_s") is not None:
         times = (f" · a person's time per instance {c['mean_human_time_s']:.1f} s "
                  f"(total {c['total_human_time_s']:.1f} s over {c['timed']})")
+    # attempts an error of the environment stopped: a line of their own, never among the answers' errors
+    env = [Text(env_errors_line(c), style="yellow")] if c.get("env_errors") else []
     return Group(
         head,
         Text(f"attempts {c['attempts']}/{c['expected']} ({missing}) · correct {c['correct']} · "
              f"errors {c['errors']} · cached {c['cached']} · tokens in/out {fmt(c['tokens_in'])}/"
              f"{fmt(c['tokens_out'])}" + (f" · cost ${c['cost_usd']:.4f}" if c.get("cost_usd") is not None else "")
              + (f" · orphans {c['orphans']}" if c["orphans"] else "") + times),
+        *env,
         report_body(report),
     )
+
+
+def env_errors_line(counts: dict[str, Any]) -> str:
+    """Attempts an error of the environment stopped, apart from answers and errors: not verdicts, and a
+    resume redoes them (the cause, on one line, as the run's stop message gave it)."""
+    cause = " ".join(str(counts.get("env_cause") or "").split())
+    return (f"environment errors: {counts['env_errors']} (cause: {cause}) · not answers: "
+            f"resume the run to redo them")
 
 
 def report_body(report: dict[str, Any], plot: RenderableType | None = None,

@@ -122,6 +122,7 @@ async def execute(
     records: dict[int, AttemptRecord] = {}
     halt: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
     over = False  # once the run is over, a late commit notice must not count an attempt again
+    faults: list[tuple[str, int, str]] = []  # (instance id, sample, cause): attempts an EnvironmentFault stopped
     workers = max(1, min(concurrency, len(items)))
     active = workers
 
@@ -147,9 +148,13 @@ async def execute(
                 if halt.done():
                     break  # the run is stopping: no new request
                 sample_solver = per_sample(sample) if per_sample else solver
-                record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
-                                           sample=sample, style=style, prompts=prompts, verifier=verifier,
-                                           stream=stream)
+                try:
+                    record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
+                                               sample=sample, style=style, prompts=prompts, verifier=verifier,
+                                               stream=stream)
+                except EnvironmentFault as fault:
+                    faults.append((instance.id, sample, str(fault)))  # kept apart, after the writer is done
+                    raise
                 if previous is not None:
                     await previous  # committed long ago, as a rule; a failed transaction is raised here
                 text = prompt_json.get(instance.id) if record.prompt else "{}"
@@ -186,7 +191,8 @@ async def execute(
         raise eg.exceptions[0] from None
     except* EnvironmentFault as eg:
         # A tool that cannot run fails every attempt alike and says nothing about the answers: stop, with
-        # the cause; the attempts it hit were not recorded, so a plain resume redoes them.
+        # the cause; the attempts it hit are not attempts (a plain resume redoes them), but are kept apart
+        # (core.store.envfaults, written below) so that reports count them as errors of the environment.
         raise RunAborted(f"stopped by an error of the environment, not of the answers: {eg.exceptions[0]}",
                          None) from None
     except* sqlite3.Error as eg:
@@ -199,6 +205,9 @@ async def execute(
         if not writer.failed:
             for record in pending:
                 stats.add(record)
+        if faults:
+            with contextlib.suppress(sqlite3.Error):  # the database failing too: the fault is still the message
+                store.record_env_faults(run_id, faults)
         verifier.close()
         observer.finish(stats)
     return stats

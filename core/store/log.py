@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from core.canonical import canonical_json
 from core.paths import default_log_db
-from core.store import runs
+from core.store import envfaults, runs
 from core.store.faults import db_fault
 from core.store.migrations import migrate
 from core.store.runs import now_iso
@@ -53,6 +53,13 @@ class LogStore(SnapshotStore):
 
     def set_status(self, run_id: str, status: str) -> None:
         runs.set_status(self.db.conn, run_id, status)
+
+    # -- errors of the environment (core.store.envfaults) ---------------------------------------------
+    def record_env_faults(self, run_id: str, faults: Iterable[tuple[str, int, str]]) -> None:
+        envfaults.record(self.db.conn, run_id, faults)
+
+    def env_faults(self, run_id: str) -> dict[str, Any]:
+        return envfaults.outstanding(self.db.conn, run_id)
 
     # -- attempts --------------------------------------------------------------------------------
     def add_attempt(self, record: dict[str, Any]) -> int:

@@ -93,7 +93,17 @@ def _v5(conn: sqlite3.Connection) -> None:
                  "note text not null default '', updated text, primary key (snapshot, instance_id))")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
+def _v6(conn: sqlite3.Connection) -> None:
+    """Attempts a run could not make because the machine failed (an EnvironmentFault: a tool missing or
+    broken, a full or read-only TMPDIR, the OOM killer): never attempts, never verdicts, but what the run
+    met, so that reports count them apart (core.store.envfaults). A row is superseded once its (run,
+    instance, sample) has an attempt: a resume redoes them."""
+    conn.execute("create table if not exists env_faults (run_id text not null, instance_id text not null, "
+                 "sample integer not null, cause text not null, created text, "
+                 "primary key (run_id, instance_id, sample))")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

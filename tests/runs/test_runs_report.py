@@ -236,3 +236,34 @@ def test_plot_of_a_run_without_attempts_says_no_data(toy, log_db) -> None:
     result = run_cli("report", run_id, "--plot")
     assert result.exit_code == 0, result.stderr
     assert "accuracy by digits: no data" in result.stdout
+
+
+def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family, log_db) -> None:
+    """Issue 19 item 8: attempts an error of the environment stopped (kept by the runner in env_faults;
+    tests/families/specs/test_specs_sandbox.py makes one with Frama-C missing) are counted apart in the
+    report, the JSON and the Runs screen's head: not attempts, not errors, not missing; a resume redoes
+    them and the count drops to 0."""
+    from tui.screens.runs import report_head
+
+    write_snapshot(log_db, family, "s", 4)
+    run_id = _run(log_db, "oracle")
+    ws = Workspace(log_db)
+    hit = [row[0] for row in ws.log.db.execute(
+        "select instance_id from attempts where run_id = ? order by id limit 2", [run_id])]
+    with sqlite3.connect(log_db) as conn:  # as when the run stopped at them: no attempt recorded
+        conn.execute(f"delete from attempts where run_id = ? and instance_id in ({', '.join('?' * len(hit))})",
+                     [run_id, *hit])
+    ws.log.record_env_faults(run_id, [(iid, 0, "'frama-c' is not installed") for iid in hit])
+    counts = _report(run_id)["counts"]
+    assert counts["env_errors"] == 2 and counts["env_cause"] == "'frama-c' is not installed"
+    assert counts["attempts"] == 2 and counts["errors"] == 0 and counts["missing"] == 0
+    table = run_cli("report", run_id)
+    assert "environment errors: 2 (cause: 'frama-c' is not installed)" in " ".join(table.stdout.split())
+    head = report_head({"id": run_id, "solver": "oracle", "snapshot": "s", "status": "interrupted"},
+                       _report(run_id))
+    assert "environment errors: 2" in head.plain
+    outcome = run_sync(Workspace(log_db), RunConfig(snapshot="s", solver="oracle"), resume=run_id)
+    assert outcome.status == "finished"
+    counts = _report(run_id)["counts"]
+    assert counts["env_errors"] == 0 and counts["env_cause"] is None and counts["attempts"] == 4
+    assert "environment errors" not in run_cli("report", run_id).stdout

@@ -64,6 +64,10 @@ def report_head(run: dict[str, Any], report: dict[str, Any], live: dict[str, Any
     head.append(f"  {run.get('solver')} on {run.get('snapshot')} · {run.get('state') or run.get('status')} · ")
     head.append(f"{done}/{total} attempts, {live.get('correct', counts.get('correct', 0))} correct, "
                 f"{live.get('errors', counts.get('errors', 0))} errors", style="dim")
+    if counts.get("env_errors"):  # from the report: not answers, redone by a resume (core.store.envfaults)
+        from core.report_view import env_errors_line
+
+        head.append("\n" + env_errors_line(counts), style="yellow")
     covered = counts.get("attempts", 0)
     head.append(f"\nmetrics over {covered} attempt(s)", style="dim")
     if covered != done:

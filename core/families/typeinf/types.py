@@ -118,11 +118,13 @@ def is_tuple_con(name: str) -> bool:
 def tvars(t: Type, out: list[str] | None = None) -> list[str]:
     """Type variables in order of first appearance (pre-order, left to right)."""
     out = [] if out is None else out
+    seen = set(out)  # membership in the list itself made this quadratic in the number of variables
     stack: list[Type] = [t]
     while stack:
         cur = stack.pop()
         if isinstance(cur, TVar):
-            if cur.name not in out:
+            if cur.name not in seen:
+                seen.add(cur.name)
                 out.append(cur.name)
         elif isinstance(cur, TAp):
             stack.append(cur.arg)
@@ -132,7 +134,10 @@ def tvars(t: Type, out: list[str] | None = None) -> list[str]:
             for p in cur.context:
                 for a in p.args:
                     inner.extend(v for v in tvars(a) if v not in cur.names and v not in inner)
-            out.extend(v for v in inner if v not in out)
+            for v in inner:
+                if v not in seen:
+                    seen.add(v)
+                    out.append(v)
     return out
 
 

@@ -105,9 +105,12 @@ def _path_without(tmp_path: Path, name: str) -> str:
 @pytest.mark.framac
 def test_a_run_with_frama_c_missing_stops_at_once_and_resumes(tmp_path, env) -> None:
     broken = {**env, "PATH": _path_without(tmp_path, "frama-c")}
-    done = sembench("run", "--snapshot", "formalbench-c", "--limit", "2", "--solver", "oracle", env=broken)
+    # one attempt at a time: the first one meets the missing tool, the second is never started
+    done = sembench("run", "--snapshot", "formalbench-c", "--limit", "2", "--solver", "oracle", "--concurrency", "1",
+                    env=broken)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    line = done.stderr.strip().splitlines()[-1]
+    lines = done.stderr.strip().splitlines()
+    line = lines[-1]
     assert "error of the environment" in line and "'frama-c' is not installed" in line and "frama-c-base" in line
     assert "sembench run --resume run-" in line
     run_id = line.split("--resume ")[1].split()[0]
@@ -115,11 +118,25 @@ def test_a_run_with_frama_c_missing_stops_at_once_and_resumes(tmp_path, env) -> 
         status = conn.execute("select status from runs where id = ?", [run_id]).fetchone()[0]
         recorded = conn.execute("select count(*) from attempts where run_id = ?", [run_id]).fetchone()[0]
     assert status != "finished" and recorded == 0  # no answer was charged with the missing tool
+    # The report counts the attempt the fault stopped apart: not an answer, not an error, not just missing.
+    report = sembench("report", run_id, "--format", "json", env=env)
+    assert report.returncode == 0, report.stderr
+    counts = json.loads(report.stdout)["counts"]
+    assert counts["env_errors"] == 1 and "'frama-c' is not installed" in counts["env_cause"]
+    assert counts["attempts"] == 0 and counts["errors"] == 0 and counts["correct"] == 0 and counts["missing"] == 1
+    shown = sembench("report", run_id, env={**env, "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert "environment errors: 1 (cause: 'frama-c' is not installed" in " ".join(shown.stdout.split())
+    # Resumed with the tool back: both attempts are made and verified, and the fault no longer counts.
     resumed = sembench("run", "--resume", run_id, env=env)
     assert resumed.returncode == 0, resumed.stderr
     with sqlite3.connect(env["SEMBENCH_DB"]) as conn:
         rows = conn.execute("select correct, error from attempts where run_id = ?", [run_id]).fetchall()
     assert len(rows) == 2 and all(correct and error is None for correct, error in rows)
+    after = json.loads(sembench("report", run_id, "--format", "json", env=env).stdout)["counts"]
+    assert after["env_errors"] == 0 and after["env_cause"] is None
+    assert after["attempts"] == 2 and after["correct"] == 2 and after["missing"] == 0
+    assert "environment errors" not in sembench("report", run_id, env=env).stdout
 
 
 # A goal no prover settles (Fermat, n = 3): WP keeps CVC4 and Z3 busy up to its per-goal time-out.
