@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -376,27 +377,48 @@ def poll_runs(log_path: Path, marker: tuple[int, int, str] | None, counts: dict[
 
     Cheap when nothing runs: one index lookup and a pass over `runs` (the change marker). It opens its
     own connection: it runs in a worker thread, never on the UI thread."""
-    from core.runner import list_runs
     from core.store import LogStore
 
     store = LogStore(log_path)
     try:
-        now = store.change_marker()
-        live = any(state in LIVE_STATES for state in states.values())
-        if not force and not live and marker is not None and now == marker:
-            return RunsPoll(now)
-        runs = list_runs(store)
-        moved = marker is None or now[0] != marker[0]
-        need = [r["id"] for r in runs
-                if r["id"] not in counts or states.get(r["id"]) != r.get("state")
-                or (moved and r.get("state") in ("running", "stale"))]
-        fresh = store.run_counts(need) if need else {}
-        for run_id in need:
-            fresh.setdefault(run_id, (0, 0, 0))
-        runs.reverse()  # newest first
-        return RunsPoll(now, runs, fresh)
+        with read_snapshot(store.db.conn):
+            return read_runs(store, marker, counts, states, force)
     finally:
         store.close()
+
+
+@contextmanager
+def read_snapshot(conn: Any) -> Iterator[None]:
+    """One read transaction: what is read inside it is one moment of the log (WAL readers see the last
+    commit before their first read), e.g. the runs' states with their counts, and a run's report with
+    them. Nothing is written in it; a write made inside (a report's cache) ends it early, harmlessly."""
+    conn.execute("begin")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
+
+
+def read_runs(store: Any, marker: tuple[int, int, str] | None, counts: dict[str, tuple[int, int, int]],
+              states: dict[str, str], force: bool = False) -> RunsPoll:
+    """`poll_runs` on an open `LogStore` (inside the caller's `read_snapshot`)."""
+    from core.runner import list_runs
+
+    now = store.change_marker()
+    live = any(state in LIVE_STATES for state in states.values())
+    if not force and not live and marker is not None and now == marker:
+        return RunsPoll(now)
+    runs = list_runs(store)
+    moved = marker is None or now[0] != marker[0]
+    need = [r["id"] for r in runs
+            if r["id"] not in counts or states.get(r["id"]) != r.get("state")
+            or (moved and r.get("state") in ("running", "stale"))]
+    fresh = store.run_counts(need) if need else {}
+    for run_id in need:
+        fresh.setdefault(run_id, (0, 0, 0))
+    runs.reverse()  # newest first
+    return RunsPoll(now, runs, fresh)
 
 
 def parse_json(value: Any) -> Any:
