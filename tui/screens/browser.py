@@ -115,6 +115,7 @@ class BrowserScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         snapshots = self.query_one("#snapshots", DataTable)
+        self._set_narrow(self.app.size.width < NARROW)  # the list is filled once, for this width
         self.reload_snapshots()
         if self.app.summary is not None:
             self._fill_solvers()
@@ -164,14 +165,17 @@ class BrowserScreen(SembenchScreen):
         self.call_after_refresh(self.refresh_summary)
 
     def on_resize(self, event: events.Resize) -> None:
-        narrow = event.size.width < NARROW
+        if self._set_narrow(event.size.width < NARROW) and self.snapshots:
+            self.fill_snapshots(keep_cursor=True)
+
+    def _set_narrow(self, narrow: bool) -> bool:
+        """The layout for narrow terminals (see NARROW), on or off; whether it changed."""
         if narrow == self.has_class("-narrow"):
-            return
+            return False
         self.set_class(narrow, "-narrow")
         for select in self.query("#filters Select").results(Select):
             select.compact = narrow
-        if self.snapshots:
-            self.fill_snapshots(keep_cursor=True)
+        return True
 
     # -- attempts per instance (a worker) --------------------------------------------------------
     def refresh_summary(self) -> None:
