@@ -157,15 +157,24 @@ SCOPE_LABELS = {PEOPLE_AND_MODELS: "models & people", ANY_BUT_ORACLE: "any solve
 @functools.cache
 def machine_solvers() -> frozenset[str]:
     """The families' own in-process solvers (baseline, oracle, extras such as random): not a model, not a
-    person. Resolving them imports the families' solver modules: call it off the UI thread first."""
+    person. Their names come from the families' summary cache (core.family_summary, what `sembench
+    families` lists): resolving the solvers would import every family's solver modules (tree-sitter
+    grammars, the imports knowledge base's code) right after the first paint, on every start. On a cache
+    miss the summary is computed, which does import them: call this off the UI thread."""
+    from core import family_summary
     from core.family import all_families
 
     names = {"baseline", ORACLE}
-    for family in all_families().values():
-        try:
-            names.update(family.local_solvers())
-        except Exception:  # a family that cannot list its solvers: the defaults still hold
-            continue
+    families = list(all_families().values())
+    try:
+        for entry in family_summary.summaries(families):
+            names.update(entry.get("solvers") or ())
+    except Exception:  # a family whose summary fails: ask each one (the defaults still hold)
+        for family in families:
+            try:
+                names.update(family.local_solvers())
+            except Exception:
+                continue
     return frozenset(names)
 
 
