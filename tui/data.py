@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -156,15 +157,24 @@ SCOPE_LABELS = {PEOPLE_AND_MODELS: "models & people", ANY_BUT_ORACLE: "any solve
 @functools.cache
 def machine_solvers() -> frozenset[str]:
     """The families' own in-process solvers (baseline, oracle, extras such as random): not a model, not a
-    person. Resolving them imports the families' solver modules: call it off the UI thread first."""
+    person. Their names come from the families' summary cache (core.family_summary, what `sembench
+    families` lists): resolving the solvers would import every family's solver modules (tree-sitter
+    grammars, the imports knowledge base's code) right after the first paint, on every start. On a cache
+    miss the summary is computed, which does import them: call this off the UI thread."""
+    from core import family_summary
     from core.family import all_families
 
     names = {"baseline", ORACLE}
-    for family in all_families().values():
-        try:
-            names.update(family.local_solvers())
-        except Exception:  # a family that cannot list its solvers: the defaults still hold
-            continue
+    families = list(all_families().values())
+    try:
+        for entry in family_summary.summaries(families):
+            names.update(entry.get("solvers") or ())
+    except Exception:  # a family whose summary fails: ask each one (the defaults still hold)
+        for family in families:
+            try:
+                names.update(family.local_solvers())
+            except Exception:
+                continue
     return frozenset(names)
 
 
@@ -376,27 +386,48 @@ def poll_runs(log_path: Path, marker: tuple[int, int, str] | None, counts: dict[
 
     Cheap when nothing runs: one index lookup and a pass over `runs` (the change marker). It opens its
     own connection: it runs in a worker thread, never on the UI thread."""
-    from core.runner import list_runs
     from core.store import LogStore
 
     store = LogStore(log_path)
     try:
-        now = store.change_marker()
-        live = any(state in LIVE_STATES for state in states.values())
-        if not force and not live and marker is not None and now == marker:
-            return RunsPoll(now)
-        runs = list_runs(store)
-        moved = marker is None or now[0] != marker[0]
-        need = [r["id"] for r in runs
-                if r["id"] not in counts or states.get(r["id"]) != r.get("state")
-                or (moved and r.get("state") in ("running", "stale"))]
-        fresh = store.run_counts(need) if need else {}
-        for run_id in need:
-            fresh.setdefault(run_id, (0, 0, 0))
-        runs.reverse()  # newest first
-        return RunsPoll(now, runs, fresh)
+        with read_snapshot(store.db.conn):
+            return read_runs(store, marker, counts, states, force)
     finally:
         store.close()
+
+
+@contextmanager
+def read_snapshot(conn: Any) -> Iterator[None]:
+    """One read transaction: what is read inside it is one moment of the log (WAL readers see the last
+    commit before their first read), e.g. the runs' states with their counts, and a run's report with
+    them. Nothing is written in it; a write made inside (a report's cache) ends it early, harmlessly."""
+    conn.execute("begin")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
+
+
+def read_runs(store: Any, marker: tuple[int, int, str] | None, counts: dict[str, tuple[int, int, int]],
+              states: dict[str, str], force: bool = False) -> RunsPoll:
+    """`poll_runs` on an open `LogStore` (inside the caller's `read_snapshot`)."""
+    from core.runner import list_runs
+
+    now = store.change_marker()
+    live = any(state in LIVE_STATES for state in states.values())
+    if not force and not live and marker is not None and now == marker:
+        return RunsPoll(now)
+    runs = list_runs(store)
+    moved = marker is None or now[0] != marker[0]
+    need = [r["id"] for r in runs
+            if r["id"] not in counts or states.get(r["id"]) != r.get("state")
+            or (moved and r.get("state") in ("running", "stale"))]
+    fresh = store.run_counts(need) if need else {}
+    for run_id in need:
+        fresh.setdefault(run_id, (0, 0, 0))
+    runs.reverse()  # newest first
+    return RunsPoll(now, runs, fresh)
 
 
 def parse_json(value: Any) -> Any:

@@ -54,22 +54,25 @@ class RunReport(Message):
     """A run's report and its body (metrics, plot, breakdowns) already laid out as text, or why there is none."""
 
     def __init__(self, run_id: str, done: int, run: dict[str, Any], report: dict[str, Any], body: Any,
-                 error: str | None) -> None:
+                 error: str | None, seconds: float = 0.0) -> None:
         self.run_id = run_id
-        self.done = done
+        self.done = done  # the attempts the report covers
         self.run = run
         self.report = report
         self.body = body
         self.error = error
+        self.seconds = seconds  # how long it took to build
         super().__init__()
 
 
 class RunsPolled(Message):
-    """A poll of the runs (`tui.data.RunsPoll`), or why it failed."""
+    """A poll of the runs (`tui.data.RunsPoll`), or why it failed; with `report`, the selected run's
+    report read in the same transaction (one moment of the log for the runs table and the metrics)."""
 
-    def __init__(self, poll: Any, error: str | None = None) -> None:
+    def __init__(self, poll: Any, error: str | None = None, report: RunReport | None = None) -> None:
         self.poll = poll
         self.error = error
+        self.report = report
         super().__init__()
 
 

@@ -9,12 +9,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-import sqlite_utils
-
 from core.canonical import canonical_json, safe_text, storable
 from core.errors import UserError
 from core.instance import Instance, Snapshot
 from core.store.faults import LOCK_WAIT_S, db_fault, path_fault
+from core.store.sqlite_lib import sqlite_utils
 
 
 def _check_readable(db: sqlite_utils.Database, path: Path) -> None:

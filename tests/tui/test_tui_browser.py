@@ -139,8 +139,13 @@ async def test_help_palette_and_runs(make_app, workbench) -> None:
         assert app.screen.table is not None and app.screen.table.snapshot == MEMBERSHIP_SNAPSHOT
 
 
-async def test_runs_live_progress_and_metrics(make_app, workbench) -> None:
+async def test_runs_live_progress_and_metrics(make_app, workbench, monkeypatch) -> None:
     """A run written by another connection (as `sembench run` in another process would) shows up live."""
+    import tui.screens.runs as runs_screen
+
+    # a run whose report is costly (none is, here): its metrics are recomputed at most every REPORT_EVERY_S
+    monkeypatch.setattr(runs_screen, "INLINE_REPORT_S", 0.0)
+    monkeypatch.setattr(runs_screen, "INLINE_ATTEMPTS", 0)
     family = get_family("membership")
     writer = LogStore(workbench.log)
     config = RunConfig(snapshot=MEMBERSHIP_SNAPSHOT, solver="baseline", samples=1)

@@ -24,6 +24,17 @@ def test_browser(snap_compare, make_app) -> None:
     assert snap_compare(make_app(), terminal_size=TERMINAL, run_before=run_before)
 
 
+def test_browser_80x24(snap_compare, make_app) -> None:
+    """Issue 21 item 16: on a small terminal the search box has a row of its own (the query typed here is
+    seen whole) and the snapshot list keeps its family column."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("slash", *"cascade", "underscore", *"length", "greater_than_sign", "equals_sign", "3")
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=run_before)
+
+
 def test_cascade_mid_step(snap_compare, make_app, workbench) -> None:
     async def run_before(pilot) -> None:
         pilot.app.open_instance(CASCADE_SNAPSHOT, workbench.cascade[0].id, tab="step")

@@ -47,7 +47,14 @@ from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
 from tui.widgets.table import RowTable, VirtualTable
 
-NARROW = 100  # below this many columns the snapshot pane gets narrower
+# Below NARROW columns (an 80x24 terminal) the browser packs tighter: the search box gets a row of its own
+# (the two menus go below it, without borders), and the snapshot list drops its `n` column and cuts long
+# names to NARROW_NAME characters in the middle (variants differ at the end: `formalb…-diverse`,
+# `formalb…iverse-n`; the whole name is in the line above the instances) so that the family column stays
+# whole.
+NARROW = 100
+NARROW_NAME = 16
+FAMILY_WIDTH = 10  # the longest family id (membership)
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
 
 ALL = "*"
@@ -108,7 +115,7 @@ class BrowserScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         snapshots = self.query_one("#snapshots", DataTable)
-        snapshots.add_columns("name", "family", "n")
+        self._set_narrow(self.app.size.width < NARROW)  # the list is filled once, for this width
         self.reload_snapshots()
         if self.app.summary is not None:
             self._fill_solvers()
@@ -158,7 +165,17 @@ class BrowserScreen(SembenchScreen):
         self.call_after_refresh(self.refresh_summary)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW, "-narrow")
+        if self._set_narrow(event.size.width < NARROW) and self.snapshots:
+            self.fill_snapshots(keep_cursor=True)
+
+    def _set_narrow(self, narrow: bool) -> bool:
+        """The layout for narrow terminals (see NARROW), on or off; whether it changed."""
+        if narrow == self.has_class("-narrow"):
+            return False
+        self.set_class(narrow, "-narrow")
+        for select in self.query("#filters Select").results(Select):
+            select.compact = narrow
+        return True
 
     # -- attempts per instance (a worker) --------------------------------------------------------
     def refresh_summary(self) -> None:
@@ -239,17 +256,33 @@ class BrowserScreen(SembenchScreen):
         self.query_one("#family-filter", Select).set_options([(f, f) for f in families])
         self.fill_snapshots()
 
-    def fill_snapshots(self) -> None:
+    def fill_snapshots(self, keep_cursor: bool = False) -> None:
+        """(Re)fill the snapshot list, for the family filter and the terminal's width (see NARROW);
+        `keep_cursor`: the cursor stays on the open snapshot and no other one is loaded meanwhile."""
         wanted = self.query_one("#family-filter", Select).value
         table = self.query_one("#snapshots", DataTable)
-        table.clear()
+        narrow = self.has_class("-narrow")
+        table.clear(columns=True)
+        if narrow:
+            table.add_column("name", width=NARROW_NAME)
+            table.add_column("family", width=FAMILY_WIDTH)
+        else:
+            table.add_columns("name", "family", "n")
         for snap, origin in self.snapshots:
             if isinstance(wanted, str) and snap.family != wanted:
                 continue
-            name = Text(snap.name)
-            if origin != "bundled":
-                name.append(f" {USER_MARK}", style="bold cyan")
-            table.add_row(name, Text(snap.family), str(snap.count), key=snap.name)
+            mark = f" {USER_MARK}" if origin != "bundled" else ""
+            name = Text(middle_cut(snap.name, NARROW_NAME - len(mark)) if narrow else snap.name, no_wrap=True)
+            if mark:
+                name.append(mark, style="bold cyan")
+            if narrow:
+                table.add_row(name, Text(snap.family), key=snap.name)
+            else:
+                table.add_row(name, Text(snap.family), str(snap.count), key=snap.name)
+        current = self.table.snapshot if self.table is not None else None
+        if keep_cursor and current is not None and current in table.rows:
+            self._restoring = current  # the refilled list highlights its first row first: not a choice
+            table.move_cursor(row=table.get_row_index(current))
 
     @on(Select.Changed, "#family-filter")
     def _family_changed(self) -> None:
@@ -543,6 +576,14 @@ class BrowserScreen(SembenchScreen):
 
         self.last_run_solver = solver
         start_marked_run(self.app, self.table.snapshot, solver, self.marked_ids())
+
+
+def middle_cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters, cut in the middle with an ellipsis (the end stays)."""
+    if len(text) <= width:
+        return text
+    tail = width // 2
+    return f"{text[:width - 1 - tail]}…{text[len(text) - tail:]}"
 
 
 def edit_note(screen: SembenchScreen, snapshot: str, instance_id: str, then) -> None:

@@ -20,14 +20,19 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from tui.data import RunsPoll, poll_runs, short_time
+from tui.data import RunsPoll, poll_runs, read_runs, read_snapshot, short_time
 from tui.messages import RunReport, RunsPolled
 from tui.screens.base import SembenchScreen
 from tui.widgets.plot import bar
 from tui.widgets.table import RowTable
 
 REFRESH_S = 1.0
-REPORT_EVERY_S = 5.0  # a run that moves gets its metrics recomputed at most this often
+REPORT_EVERY_S = 5.0  # a run that moves gets its metrics recomputed at most this often...
+# ...unless its last report took under INLINE_REPORT_S or covered at most INLINE_ATTEMPTS (its cost is then
+# mostly the tables' layout, and a first report also pays for imports): then each poll that finds it moved
+# recomputes them in the same read of the log, so the runs table and the metrics below are of one moment.
+INLINE_REPORT_S = 0.5
+INLINE_ATTEMPTS = 2000
 PLOT_WIDTH = 90
 PLOT_HEIGHT = 16
 MAX_METRIC_COLUMNS = 6  # n and the first metrics of each breakdown: the screen is narrower than a report
@@ -51,34 +56,38 @@ def run_command_hint(log_path: Path) -> str:
     return f"sembench {db}run --snapshot NAME --solver baseline"
 
 
-def report_head(run: dict[str, Any], report: dict[str, Any], live: dict[str, Any] | None = None) -> Text:
-    """The run's head line (from `live`, the runs table's latest counts, so it never lags the progress
-    row); the metrics below it say how many attempts they cover (they are recomputed at most every
-    REPORT_EVERY_S while a run moves)."""
-    counts = report.get("counts", {})
-    live = live or {}
-    done = live.get("done", counts.get("attempts", 0))
-    total = live.get("total") or counts.get("expected", 0)
+def report_head(run: dict[str, Any], report: dict[str, Any] | None = None) -> Text:
+    """What the metrics below are of: the run and its solver and snapshot. Its counts (progress, correct,
+    errors) and state are the runs table's, on the highlighted row above, and are not printed again here
+    (a second copy from another moment would disagree with the row while the run moves)."""
     head = Text()
     head.append(f"{run['id']}", style="bold")
-    head.append(f"  {run.get('solver')} on {run.get('snapshot')} · {run.get('state') or run.get('status')} · ")
-    head.append(f"{done}/{total} attempts, {live.get('correct', counts.get('correct', 0))} correct, "
-                f"{live.get('errors', counts.get('errors', 0))} errors", style="dim")
+    head.append(f"  {run.get('solver')} on {run.get('snapshot')}")
+    counts = (report or {}).get("counts", {})
     if counts.get("env_errors"):  # from the report: not answers, redone by a resume (core.store.envfaults)
         from core.report_view import env_errors_line
 
         head.append("\n" + env_errors_line(counts), style="yellow")
-    covered = counts.get("attempts", 0)
-    head.append(f"\nmetrics over {covered} attempt(s)", style="dim")
-    if covered != done:
-        head.append(f" · updating to {done}…", style="yellow")
     return head
 
 
-def report_renderable(run: dict[str, Any], report: dict[str, Any], body: RenderableType,
-                      live: dict[str, Any] | None = None) -> RenderableType:
-    """The live head over the report's body (core.report_view, the same tables `sembench report` prints)."""
-    return Group(report_head(run, report, live), body)
+def metrics_status(covered: int | None, done: int, computing: str | None) -> Text:
+    """The one line that says what the metrics cover: `covered` attempts (None: no metrics yet) against
+    the `done` of the row above; behind it, they are being brought up to date (at most every
+    REPORT_EVERY_S while the run moves)."""
+    if covered is None:
+        return Text(f"computing the metrics of {computing}…" if computing else "", style="yellow")
+    status = Text(f"metrics over {covered} attempt(s)", style="dim")
+    if covered != done:
+        status.append(" · the run moved on: updating…", style="yellow")
+    elif computing:
+        status.append(f" · computing the metrics of {computing}…", style="yellow")
+    return status
+
+
+def report_renderable(run: dict[str, Any], body: RenderableType, report: dict[str, Any] | None = None) -> RenderableType:
+    """The head over the report's body (core.report_view, the same tables `sembench report` prints)."""
+    return Group(report_head(run, report), body)
 
 
 class RunsScreen(SembenchScreen):
@@ -135,28 +144,61 @@ class RunsScreen(SembenchScreen):
         self.request_poll(force=True)
 
     def request_poll(self, force: bool = False) -> None:
-        """Start a poll worker unless one is in flight (then one more follows it, when forced)."""
+        """Start a poll worker unless one is in flight (then one more follows it, when forced). The
+        selected run's report comes with it when it is cheap (INLINE_REPORT_S) and not being computed."""
         if self._polling:
             self._poll_again = self._poll_again or force
             return
         self._polling = True
-        self.poll(self._marker, dict(self.counts), dict(self.states), force)
+        inline = None
+        run_id = self.selected
+        last = self._reports.get(run_id) if run_id is not None else None
+        if (run_id is not None and last is not None and self._report_inflight is None
+                and (last.seconds < INLINE_REPORT_S or last.done <= INLINE_ATTEMPTS)):
+            inline = (run_id, self._shown_done.get(run_id, -1), self._report_width())
+        self.poll(self._marker, dict(self.counts), dict(self.states), force, inline)
 
     @work(thread=True, group="runs-poll", exit_on_error=False)
     def poll(self, marker: tuple[int, int, str] | None, counts: dict[str, tuple[int, int, int]],
-             states: dict[str, str], force: bool) -> None:
+             states: dict[str, str], force: bool, inline: tuple[str, int, int] | None = None) -> None:
+        if inline is None:
+            try:
+                result = poll_runs(self.app.log_path, marker, counts, states, force)
+            except Exception as exc:  # a locked or broken database is shown, never a crash
+                self.post_message(RunsPolled(None, f"{type(exc).__name__}: {exc}"))
+                return
+            self.post_message(RunsPolled(result))
+            return
+        from core.store import Workspace
+
+        run_id, shown, width = inline
+        report = None
+        app = self.app
         try:
-            result = poll_runs(self.app.log_path, marker, counts, states, force)
-        except Exception as exc:  # a locked or broken database is shown, never a crash
+            ws = Workspace(log_path=app.log_path, snapshots_path=app.snapshots_path)
+        except Exception as exc:
             self.post_message(RunsPolled(None, f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(RunsPolled(result))
+        try:
+            with read_snapshot(ws.log.db.conn):
+                result = read_runs(ws.log, marker, counts, states, force)
+                done = {**counts, **result.counts}.get(run_id, (0, 0, 0))[0]
+                if result.runs is not None and done != shown:
+                    report = build_report(ws, run_id, done, width)
+        except Exception as exc:
+            self.post_message(RunsPolled(None, f"{type(exc).__name__}: {exc}"))
+            return
+        finally:
+            ws.close()
+        self.post_message(RunsPolled(result, report=report))
 
     def on_runs_polled(self, message: RunsPolled) -> None:
         self._polling = False
         if message.error:
             self.query_one("#runs-info", Static).update(Text(f"cannot read runs: {message.error}", style="red"))
         else:
+            if message.report is not None:  # before the poll is applied: both are on screen in one refresh
+                self._take_report(message.report)
             self._apply_poll(message.poll)
         if self._poll_again:
             self._poll_again = False
@@ -179,10 +221,9 @@ class RunsScreen(SembenchScreen):
         self._show_resume()
         if self.selected is not None:
             run = self.run(self.selected)
-            if self.selected in self._reports:  # the head follows the table at once; the metrics catch up
-                self._render_report(self._reports[self.selected])
             if run is not None and run["done"] != self._shown_done.get(self.selected):
                 self._maybe_start_report()
+            self._show_report_status()  # against this poll's row: "updating…" or not
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         return next((r for r in self.runs if r["id"] == run_id), None)
@@ -243,8 +284,7 @@ class RunsScreen(SembenchScreen):
         if cached is not None:
             self._render_report(cached)
         else:
-            self.query_one("#run-metrics", Static).update(
-                Text(f"computing the metrics of {run_id}…", style="dim italic"))
+            self.query_one("#run-metrics", Static).update("")  # the status line above says it is computing
         self._maybe_start_report()
 
     def _maybe_start_report(self) -> None:
@@ -273,35 +313,21 @@ class RunsScreen(SembenchScreen):
     def _show_report_status(self) -> None:
         status = self.query_one("#run-report-status", Static)
         run_id = self.selected
-        if run_id is not None and self._report_inflight is not None:
-            status.update(Text(f"computing the metrics of {self._report_inflight}…", style="yellow"))
-        elif run_id is not None and run_id in self._shown_done:
-            status.update(Text(f"metrics over {self._shown_done[run_id]} attempt(s)", style="dim"))
-        else:
+        if run_id is None:
             status.update("")
+            return
+        run = self.run(run_id) or {}
+        status.update(metrics_status(self._shown_done.get(run_id), run.get("done") or 0, self._report_inflight))
 
     @work(thread=True, group="run-report", exit_on_error=False)
     def compute_report(self, run_id: str, done: int, width: int) -> None:
-        from core.plot import terminal_plot
-        from core.report import accuracy_series, load_run_data, report_run
-        from core.report_view import prerender, report_body
         from core.store import Workspace
 
         app = self.app
         ws = Workspace(log_path=app.log_path, snapshots_path=app.snapshots_path)
         try:
-            data = load_run_data(ws, run_id)
-            report = report_run(data)
-            feature, series = accuracy_series(data)
-            # One line, named by the head above: no legend (plotext draws it over the top left, where an
-            # accuracy of 1.0 is).
-            plot = terminal_plot({"": series}, feature, width=PLOT_WIDTH, height=PLOT_HEIGHT) if series else ""
-            shown = Text.from_ansi(plot, no_wrap=True) if plot else None
-            # laid out here, in the worker: the UI thread only puts the finished text on screen
-            body = prerender(report_body(report, shown, MAX_METRIC_COLUMNS), width)
-            self.post_message(RunReport(run_id, done, data.run, report, body, None))
-        except Exception as exc:
-            self.post_message(RunReport(run_id, done, {}, {}, Text(""), f"{type(exc).__name__}: {exc}"))
+            with read_snapshot(ws.log.db.conn):
+                self.post_message(build_report(ws, run_id, done, width))
         finally:
             ws.close()
 
@@ -311,20 +337,22 @@ class RunsScreen(SembenchScreen):
 
     def on_run_report(self, message: RunReport) -> None:
         self._report_inflight = None
+        self._take_report(message)
+        self._maybe_start_report()  # another run was selected meanwhile, or this one moved on
+
+    def _take_report(self, message: RunReport) -> None:
         self._shown_done[message.run_id] = message.done
         self._reports[message.run_id] = message
         if message.run_id == self.selected:
             self._render_report(message)
-        self._maybe_start_report()  # another run was selected meanwhile, or this one moved on
 
     def _render_report(self, message: RunReport) -> None:
         view = self.query_one("#run-metrics", Static)
         if message.error:
             view.update(Text(f"cannot compute the metrics of {message.run_id}: {message.error}", style="red"))
             return
-        run = {**message.run, "state": self.states.get(message.run_id) or message.run.get("status")}
         try:
-            view.update(report_renderable(run, message.report, message.body, self.run(message.run_id)))
+            view.update(report_renderable(message.run, message.body, message.report))
         except Exception as exc:  # an unexpected report shape is shown, never a crash
             view.update(Text(f"cannot render the report of {message.run_id}: {exc}", style="red"))
 
@@ -404,6 +432,35 @@ class RunsScreen(SembenchScreen):
         self.notify(text, severity=severity, timeout=8, markup=False)  # type: ignore[arg-type]
         self._show_resume()
         self.request_poll(force=True)
+
+
+def build_report(ws: Any, run_id: str, done: int, width: int) -> RunReport:
+    """A run's report laid out at `width` (in a worker: the UI thread only puts the finished text on
+    screen), or why there is none. `done` is what the caller last saw; the report says what it read."""
+    import time
+
+    from core.plot import terminal_plot
+    from core.report import accuracy_series, load_run_data, report_run
+    from core.report_view import prerender, report_body
+
+    started = time.perf_counter()
+    try:
+        data = load_run_data(ws, run_id)
+        report = report_run(data)
+        feature, series = accuracy_series(data)
+        # One line, named by the head above: no legend (plotext draws it over the top left, where an
+        # accuracy of 1.0 is).
+        plot = terminal_plot({"": series}, feature, width=PLOT_WIDTH, height=PLOT_HEIGHT) if series else ""
+        shown = Text.from_ansi(plot, no_wrap=True) if plot else None
+        # The errors of the run are a column of the runs table above: not printed again as a metric.
+        metrics = report["metrics"]
+        overall = {k: v for k, v in metrics["overall"].items() if k != "errors"}
+        body = prerender(report_body({**report, "metrics": {**metrics, "overall": overall}}, shown,
+                                     MAX_METRIC_COLUMNS), width)
+    except Exception as exc:
+        return RunReport(run_id, done, {}, {}, Text(""), f"{type(exc).__name__}: {exc}")
+    covered = int(report.get("counts", {}).get("attempts", done))  # the run may have moved since `done`
+    return RunReport(run_id, covered, data.run, report, body, None, time.perf_counter() - started)
 
 
 def is_session(run: dict[str, Any]) -> bool:

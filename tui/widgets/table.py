@@ -215,9 +215,21 @@ class VirtualTable(ScrollView, can_focus=True):
 
 class RowTable(DataTable):
     """A DataTable of rows (snapshots, History, Runs) where Home/End go to the first/last row, as in the
-    instance list (DataTable's own Home/End scroll sideways with a row cursor)."""
+    instance list (DataTable's own Home/End scroll sideways with a row cursor); a cell updated in place
+    with `update_width=True` is drawn whole (see `_on_idle`)."""
 
     BINDINGS = [
         Binding("home", "scroll_top", "First", show=False),
         Binding("end", "scroll_bottom", "Last", show=False),
     ]
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        # DataTable widens a column for an updated cell when idle, but its rendered cells and lines stay
+        # cached under keys that hold no width (only an update counter): a run's state going "running" ->
+        # "finished" or its progress 9/12 -> 12/12 stayed cut ("finishe", "12/1") until the next update.
+        # A new counter value makes those caches miss once the widths moved.
+        before = [column.content_width for column in self.columns.values()]
+        await super()._on_idle(event)
+        if [column.content_width for column in self.columns.values()] != before:
+            self._update_count += 1
+            self.refresh()
