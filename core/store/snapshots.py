@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
-
-import sqlite_utils
 
 from core.canonical import canonical_json, safe_text, storable
 from core.errors import UserError
@@ -17,7 +16,33 @@ from core.instance import Instance, Snapshot
 from core.store.faults import LOCK_WAIT_S, db_fault, path_fault
 
 
-def _check_readable(db: sqlite_utils.Database, path: Path) -> None:
+def _import_sqlite_utils() -> Any:
+    """sqlite_utils, without the numpy and pandas it imports when they are installed (to store their
+    scalar types, which no store here ever hands it): 70-250 ms of every command's start-up, about a
+    quarter of `sembench run`'s before its first request. A process that has already imported them
+    (the workbench's plots, a Dask cluster) gets the usual module."""
+    blocked = [name for name in ("numpy", "pandas") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # an ImportError for sqlite_utils' try
+    try:
+        import sqlite_utils
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
+
+
+def _database(conn: sqlite3.Connection) -> Any:
+    # execute_plugins=False: no scan of every installed package's entry points for sqlite-utils plugins
+    # (~50 ms), and no third-party plugin changing the connections sembench writes through.
+    return sqlite_utils.Database(conn, execute_plugins=False)
+
+
+def _check_readable(db: Any, path: Path) -> None:
     """Touch the schema so a truncated or foreign file fails here, with a clear message."""
     try:
         db.execute("select count(*) from sqlite_master").fetchone()
@@ -61,7 +86,7 @@ def refuse_snapshots_database(path: Path) -> None:
                         file=str(path))
 
 
-def _ensure_snapshot_tables(db: sqlite_utils.Database) -> None:
+def _ensure_snapshot_tables(db: Any) -> None:
     if "snapshots" not in db.table_names():
         db["snapshots"].create(
             {"name": str, "family": str, "preset": str, "params": str, "seed": int, "count": int,
@@ -99,7 +124,7 @@ class SnapshotStore:
             try:
                 # The busy timeout applies from the first statement: a database another process is
                 # writing makes this wait LOCK_WAIT_S (as every later write does), then fail clearly.
-                self.db = sqlite_utils.Database(sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S))
+                self.db = _database(sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S))
                 _check_readable(self.db, self.path)
                 _ensure_snapshot_tables(self.db)
             except sqlite3.Error as exc:
@@ -108,7 +133,7 @@ class SnapshotStore:
             if not self.path.exists():
                 raise UserError("snapshot database not found", file=str(self.path))
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-            self.db = sqlite_utils.Database(conn)
+            self.db = _database(conn)
             _check_readable(self.db, self.path)
 
     def close(self) -> None:
