@@ -19,8 +19,8 @@ Per contestant: `whole` = requests / command wall time / ideal (ideal = concurre
 `startup_s` = spawn to the first request's arrival; `first10_rps` = the first 10% of requests answered
 divided by the time from the first arrival to the last of them answered (ideal: 10% x ideal / (latency
 x ceil(10% of requests / concurrency)) since a wave takes one latency); `phase` = requests / (first
-arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit. Not a
-pass/fail test.
+arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit; `cpu_s` = the
+command's own CPU (user + system), which on a busy machine decides its wall time. Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -99,9 +100,12 @@ class Server:
 def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
             latency: float) -> dict[str, float]:
     server.mark()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawn = time.time()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
     end = time.time()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise RuntimeError(f"{argv[:4]} exited {done.returncode}: {done.stderr[-2000:]}")
     answered = server.stamps()
@@ -113,7 +117,7 @@ def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concur
     return {
         "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
-        "tail_s": end - answered[-1],
+        "tail_s": end - answered[-1], "cpu_s": cpu,
     }
 
 
