@@ -608,8 +608,8 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="sembench")
     finally:
         # CPython's finalization runs full garbage collections over every object the process holds,
-        # the imported modules' included: 0.1-0.5 s at the end of `sembench run` (a third of the
-        # interpreter's whole start-up cost, paid again on the way out). Frozen objects are skipped;
+        # the imported modules' included: 0.4-0.5 s for a run's import graph alone on a busy 2-core VM
+        # (docs/performance.md), paid again on the way out of every command. Frozen objects are skipped;
         # everything is still closed and finalized by reference counting, and the OS takes the memory
         # back. Only here, in a process that is about to exit, never where the CLI runs in-process.
         gc.freeze()
