@@ -19,7 +19,9 @@ FORMAT = click.option("--format", "fmt", type=click.Choice(["table", "json"]), d
 def _workspace(ctx: click.Context) -> Any:
     from core.store import Workspace
 
-    return Workspace(ctx.find_root().obj.get("db"))
+    ws = Workspace(ctx.find_root().obj.get("db"))
+    ctx.call_on_close(ws.close)  # closed with the command (see core.cli_runs._workspace)
+    return ws
 
 
 def _print_rows(rows: list[dict[str, Any]], columns: list[str], title: str) -> None:

@@ -124,7 +124,11 @@ def sampling_params(**kwargs: Any) -> Any:
 def _workspace(ctx: click.Context) -> Any:
     from core.store import Workspace
 
-    return Workspace((ctx.find_root().obj or {}).get("db"))
+    ws = Workspace((ctx.find_root().obj or {}).get("db"))
+    # Closed with the command, not left to the garbage collector (which core.cli.main skips at exit):
+    # the last connection's close checkpoints the WAL, so the log is one self-contained file again.
+    ctx.call_on_close(ws.close)
+    return ws
 
 
 def _console() -> Any:

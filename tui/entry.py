@@ -31,9 +31,9 @@ def main(argv: list[str] | None = None) -> None:
         args = args[1:]
     is_tui, db = tui_db(args)
     if not is_tui:
-        from core.cli import cli  # not on the workbench's start-up path
+        from core.cli import main as cli_main  # not on the workbench's start-up path
 
-        cli.main(args=args, prog_name="sembench")
+        cli_main(args)
         return
     from tui.app import run_app
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.models import Message, SamplingParams
@@ -176,3 +178,51 @@ async def test_ollama_think_switch(make, effort, think):
 async def test_model_name_with_colons_sent_whole(make, fake_server):
     await make("ollama", "qwen3:8b").complete(MSGS)
     assert fake_server.last_request.json["model"] == "qwen3:8b"
+
+
+# -- the same request again (issue 23: a batch run sends each prompt once per sample) --------------------
+async def test_a_repeated_request_is_encoded_once_and_sent_byte_for_byte(make, fake_server, kind):
+    provider = make(kind, "the-model")
+    built = []
+    original = provider.build_payload
+
+    def counting(messages, params, stream):
+        built.append(1)
+        return original(messages, params, stream)
+
+    provider.build_payload = counting
+    bodies = []
+    for _ in range(3):
+        await provider.complete([Message(role=m.role, content=m.content) for m in MSGS], ALL)
+        bodies.append(fake_server.last_request.body)
+    assert len(built) == 1  # encoded once, then the same bytes again
+    assert bodies[0] == bodies[1] == bodies[2]
+    assert fake_server.last_request.json == original(MSGS, ALL, False)
+
+
+async def test_requests_that_differ_in_any_way_are_never_given_one_body(make, fake_server, kind):
+    """Values that Python counts as equal but JSON writes apart (0.0 / -0.0, 1 / 1.0 / True) and every
+    parameter, message and the stream flag: each request is sent as its own payload."""
+    provider = make(kind, "the-model")
+    variants = [
+        (MSGS, SamplingParams(temperature=0.0), False),
+        (MSGS, SamplingParams(temperature=-0.0), False),
+        (MSGS, SamplingParams(temperature=1.0), False),
+        (MSGS, SamplingParams(max_tokens=1), False),
+        (MSGS, SamplingParams(stop=["END"]), False),
+        (MSGS, SamplingParams(stop=["END", "STOP"]), False),
+        (MSGS, SamplingParams(seed=7), False),
+        (MSGS, SamplingParams(seed=8), False),
+        (MSGS[:2], SamplingParams(seed=8), False),
+        (MSGS, ALL, False),
+        (MSGS, ALL, True),
+    ]
+    for _ in range(2):  # the second time from the memo
+        for messages, params, stream in variants:
+            await provider.complete(messages, params, on_delta=_noop if stream else None)
+            sent = fake_server.last_request.body
+            fresh = json.dumps(provider.build_payload(messages, params, stream), ensure_ascii=False,
+                               separators=(",", ":"), allow_nan=False).encode()
+            assert sent == fresh  # byte for byte what encoding it afresh gives
+    zero, minus_zero = (provider._body(MSGS, SamplingParams(temperature=t), False) for t in (0.0, -0.0))
+    assert zero != minus_zero and b"-0.0" in minus_zero and b"-0.0" not in zero

@@ -1,0 +1,210 @@
+"""A model run's fixed costs: the whole `python -m core run` command against a 200 ms local server; JSON.
+
+    .venv/bin/python tests/bench/bench_run_command.py [--requests 3840] [--concurrency 256]
+        [--latency 0.2] [--repeat 3] [--old /tmp/old-tree]
+
+bench_runner.py measures a run in its own process, after the imports and from the first request; a user
+waits for the whole command. Here each contestant is a subprocess started by the benchmark and timed
+from its spawn to its exit, against one fake server (tests/models/fakeserver.py, its own process)
+that stamps every request it answers (arrival = answer time - latency):
+
+  - plain: a plain asyncio HTTP/1.1 client (bench_http_clients.plain_asyncio) in `python -c`, the same
+    request bodies at the same concurrency — the anchor;
+  - new: `python -m core run --snapshot bench --solver openai:bench --samples K --concurrency C` with
+    this tree on PYTHONPATH (a fresh copy of the same snapshot-only database each round);
+  - old (with --old DIR): the same command with DIR (e.g. a git worktree of an older commit) on PYTHONPATH.
+
+Rounds alternate between contestants, so a noisy neighbour hits all alike; medians are reported.
+Per contestant: `whole` = requests / command wall time / ideal (ideal = concurrency / latency);
+`startup_s` = spawn to the first request's arrival; `first10_rps` = the first 10% of requests answered
+divided by the time from the first arrival to the last of them answered (ideal: 10% x ideal / (latency
+x ceil(10% of requests / concurrency)) since a wave takes one latency); `phase` = requests / (first
+arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit; `cpu_s` = the
+command's own CPU (user + system), which on a busy machine decides its wall time. Not a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "runs"))
+sys.path.insert(0, str(REPO / "tests" / "bench"))
+
+# The server answers with the instance's oracle response and stamps each answer; "mark" on its stdin
+# forgets the stamps, "dump" prints them as one JSON line.
+SERVER = """
+import json, sys, time
+sys.path.insert(0, {repo!r})
+from tests.models.fakeserver import FakeServer, Reply
+answers = json.load(open({answers!r}))
+stamps = []
+def reply(req):
+    stamps.append(time.time())
+    last = req.messages[-1]["content"] if req.messages else ""
+    return Reply(text=answers.get(last, "no idea"))
+srv = FakeServer(reply, latency_s={latency}).start()
+print(srv.port, flush=True)
+for line in sys.stdin:
+    if line.strip() == "mark":
+        stamps.clear()
+        srv.reset()
+    elif line.strip() == "dump":
+        print(json.dumps(stamps), flush=True)
+srv.stop()
+"""
+
+PLAIN = """
+import asyncio, json, sys
+sys.path.insert(0, {bench!r})
+from bench_http_clients import plain_asyncio
+bodies = [line.encode() for line in open({bodies!r}).read().splitlines()]
+asyncio.run(plain_asyncio({url!r}, bodies, {concurrency}, False))
+"""
+
+
+class Server:
+    def __init__(self, answers: Path, latency: float) -> None:
+        code = SERVER.format(repo=str(REPO), answers=str(answers), latency=latency)
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+        self.port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
+
+    def mark(self) -> None:
+        self.proc.stdin.write("mark\n")  # type: ignore[union-attr]
+        self.proc.stdin.flush()  # type: ignore[union-attr]
+
+    def stamps(self) -> list[float]:
+        self.proc.stdin.write("dump\n")  # type: ignore[union-attr]
+        self.proc.stdin.flush()  # type: ignore[union-attr]
+        return sorted(json.loads(self.proc.stdout.readline()))  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        self.proc.wait(10)
+
+
+def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
+            latency: float) -> dict[str, float]:
+    server.mark()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spawn = time.time()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    end = time.time()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} exited {done.returncode}: {done.stderr[-2000:]}")
+    answered = server.stamps()
+    if len(answered) != n:
+        raise RuntimeError(f"{argv[:4]}: the server answered {len(answered)} requests, not {n}")
+    ideal = concurrency / latency
+    first = answered[0] - latency  # the first request's arrival
+    tenth = max(1, n // 10)
+    return {
+        "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
+        "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
+        "tail_s": end - answered[-1], "cpu_s": cpu,
+    }
+
+
+def summary(rounds: list[dict[str, float]]) -> dict[str, Any]:
+    keys = rounds[0].keys()
+    out: dict[str, Any] = {k: round(statistics.median(r[k] for r in rounds), 3) for k in keys}
+    out["whole_each"] = [round(r["whole"], 3) for r in rounds]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=3840)
+    parser.add_argument("--concurrency", type=int, default=256)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--instances", type=int, default=320, help="snapshot size; samples make up the rest")
+    parser.add_argument("--family", default="auto", help="auto (cascade/membership if ready, else toy) or an id")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--old", type=Path, default=None, help="another tree to run side by side (PYTHONPATH)")
+    args = parser.parse_args()
+
+    from bench_runner import pick_family
+    from runs_support import write_snapshot
+
+    family = pick_family(args.family)
+    if family.id == "toy":
+        raise SystemExit("the command runs in a subprocess, which knows no toy family: use a real one")
+    tmp = Path(tempfile.mkdtemp(prefix="sembench-bench-cmd-"))
+    samples = max(1, args.requests // args.instances)
+    n = samples * args.instances
+    instances = write_snapshot(tmp / "base.db", family, "bench", args.instances)
+    answers = {family.prompt(i).messages[-1]["content"]: family.oracle_response(i) for i in instances}
+    (tmp / "answers.json").write_text(json.dumps(answers))
+    bodies = [json.dumps({"model": "bench", "messages": family.prompt(i).messages})
+              for _ in range(samples) for i in instances]
+    (tmp / "bodies.txt").write_text("\n".join(bodies))
+    (tmp / "config.toml").write_text("[openai]\nmax_retries = 0\n")
+    server = Server(tmp / "answers.json", args.latency)
+    base = f"http://127.0.0.1:{server.port}/v1"
+    env = {**os.environ, "OPENAI_BASE_URL": base, "OPENAI_API_KEY": "bench-key",
+           "SEMBENCH_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache")}
+    env.pop("PYTHONPATH", None)
+    # An installed sembench has its bytecode cached; without this a shell that sets
+    # PYTHONDONTWRITEBYTECODE would have every command compile the whole of core/ again.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    def command(tree: Path) -> tuple[list[str], dict[str, str]]:
+        db = tmp / f"run-{tree.name}.db"
+        argv = [sys.executable, "-m", "core", "--db", str(db), "run", "--snapshot", "bench", "--solver",
+                "openai:bench", "--samples", str(samples), "--concurrency", str(args.concurrency), "--format", "json"]
+        return argv, {**env, "PYTHONPATH": str(tree)}
+
+    plain = [sys.executable, "-c", PLAIN.format(bench=str(REPO / "tests" / "bench"), bodies=str(tmp / "bodies.txt"),
+                                                url=base + "/chat/completions", concurrency=args.concurrency)]
+    trees = {"new": REPO, **({"old": args.old.resolve()} if args.old else {})}
+    rounds: dict[str, list[dict[str, float]]] = {"plain": [], **{name: [] for name in trees}}
+    try:
+        for tree in trees.values():  # warm up: the families cache, the page cache
+            argv, tree_env = command(tree)
+            shutil.copy(tmp / "base.db", argv[4])
+            subprocess.run(argv[:-6] + ["--samples", "1", "--concurrency", str(args.concurrency), "--format",
+                                        "json"], env=tree_env, capture_output=True, check=True)
+        for _ in range(args.repeat):
+            rounds["plain"].append(measure(server, plain, env, n, args.concurrency, args.latency))
+            for name, tree in trees.items():
+                argv, tree_env = command(tree)
+                shutil.copy(tmp / "base.db", argv[4])  # every round starts from the same database
+                for suffix in ("-wal", "-shm"):
+                    Path(argv[4] + suffix).unlink(missing_ok=True)
+                rounds[name].append(measure(server, argv, tree_env, n, args.concurrency, args.latency))
+            print(json.dumps({k: round(v[-1]["whole"], 3) for k, v in rounds.items()}), file=sys.stderr)
+    finally:
+        server.close()
+    ideal = args.concurrency / args.latency
+    tenth = max(1, n // 10)
+    results: dict[str, Any] = {
+        "family": family.id, "requests": n, "concurrency": args.concurrency, "latency_s": args.latency,
+        "ideal_rps": ideal, "ideal_first10_rps": round(tenth / (args.latency * math.ceil(tenth / args.concurrency)), 1),
+        "repeat": args.repeat, "cpus": os.cpu_count(),
+        **{name: summary(r) for name, r in rounds.items()},
+    }
+    for name in trees:
+        results[name]["vs_plain"] = round(results[name]["whole"] / results["plain"]["whole"], 3)
+    results["load_avg_1m"] = round(os.getloadavg()[0], 2)
+    print(json.dumps(results, indent=2))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

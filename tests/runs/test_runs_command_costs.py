@@ -1,0 +1,78 @@
+"""A model run's fixed costs (issue 23): what `sembench run` pays besides its requests, checked without
+timing (tests/bench/bench_run_command.py measures the whole command side by side with a plain client).
+
+- start-up: opening the log database imports neither numpy nor pandas (sqlite_utils would, for types
+  no store hands it) and scans no installed package for sqlite-utils plugins;
+- the way out: the console entry freezes the garbage collector's objects before the interpreter's
+  finalization (which would otherwise collect every object of the process again), and the command
+  closes its workspace itself, so the log is one self-contained file afterwards (no -wal left).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runs_support import REPO, cli_command, write_snapshot
+
+from core.family import Family
+
+PROBE = """
+import json, sys
+from core.store import Workspace
+ws = Workspace(sys.argv[1], snapshots_path=sys.argv[2])
+ws.log.snapshots()
+import sqlite_utils.plugins
+print(json.dumps({"numpy": "numpy" in sys.modules, "pandas": "pandas" in sys.modules,
+                  "plugins_scanned": sqlite_utils.plugins._plugins_loaded}))
+"""
+
+
+def test_opening_a_log_imports_no_numpy_and_scans_no_plugins(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "log.db"), str(tmp_path / "absent.db")],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out) == {"numpy": False, "pandas": False, "plugins_scanned": False}
+
+
+def test_a_process_that_already_has_numpy_keeps_it(tmp_path: Path) -> None:
+    """The import guard only hides what is not loaded yet; it never takes a module away."""
+    code = ("import sys\ntry:\n    import numpy\nexcept ImportError:\n    numpy = None\n"
+            "import core.store\nprint(sys.modules.get('numpy') is numpy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}).stdout
+    assert out.strip() == "True"
+
+
+# Runs the console entry as `sembench` does, and reports at exit (after main's SystemExit) whether the
+# collector's objects were frozen for the interpreter's finalization.
+EXIT_PROBE = """
+import atexit, gc, sys
+sys.path[:0] = [{repo!r}, {runs!r}]
+atexit.register(lambda: print("FROZEN", gc.get_freeze_count() > 0, flush=True))
+import runs_support
+from core.family import _REGISTRY
+_REGISTRY["toy"] = runs_support.ToyFamily()
+from tui.entry import main
+main(sys.argv[1:])
+"""
+
+
+def test_the_command_exits_frozen_with_its_log_closed(tmp_path: Path, toy: Family) -> None:
+    db = tmp_path / "log.db"
+    write_snapshot(db, toy, "snap", 6)
+    code = EXIT_PROBE.format(repo=str(REPO), runs=str(Path(__file__).parent))
+    proc = subprocess.run([sys.executable, "-c", code, "--db", str(db), "run", "--snapshot", "snap", "--solver",
+                           "oracle", "--samples", "2", "--format", "json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    summary, frozen = proc.stdout.strip().splitlines()[-2:]
+    assert json.loads(summary)["done"] == 12
+    assert frozen == "FROZEN True"
+    # closed by the command, not by the collector: the WAL was checkpointed into the file
+    assert not Path(f"{db}-wal").exists()
+    again = subprocess.run(cli_command("--db", str(db), "runs", "--format", "json", toy=True),
+                           capture_output=True, text=True, check=True)
+    assert json.loads(again.stdout)[0]["done"] == 12
