@@ -69,6 +69,17 @@ class SembenchGroup(click.Group):
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(0)
+        except UnicodeEncodeError as exc:
+            # Python reads an argument or a file name that is not UTF-8 with its bytes kept as lone surrogates
+            # (surrogateescape); such text cannot be stored (SQLite) or written as UTF-8. Contents of files are
+            # decoded strictly and checked where they are read, so this is a name the user gave.
+            if exc.reason != "surrogates not allowed":
+                raise
+            text = exc.object[max(0, exc.start - 40):exc.end + 40]  # the name, not a whole note
+            shown = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+            click.echo(f"error: not valid UTF-8: {_redacted(repr(shown)[1:])} (an argument, or a file name, with "
+                       "bytes that are not UTF-8); use UTF-8 names", err=True)
+            ctx.exit(2)
         except Exception as exc:
             # sqlite3 is not imported at start-up (`--help` does not need it): an sqlite3.Error can only
             # come from a verb that imported it.
