@@ -171,6 +171,7 @@ class Case:
     db: bool = False  # run with --db on the seeded log database and check that its rows are all kept
     preamble: bool = False  # lines may come before the error line (skipped entries, run progress)
     check: Callable[[Bench, subprocess.CompletedProcess], None] | None = None
+    stdout: str | None = None  # a file to write standard output to (/dev/full), else a pipe
 
 
 CASES: list[Case] = []
@@ -688,15 +689,74 @@ def test_the_battery_is_the_one_the_issue_names() -> None:
         assert sum(family in i for i in ids) >= 8, family
 
 
+# ---- a full disk while writing (/dev/full): one line naming the file, or standard output ------------------
+FULL = "/dev/full"
+case("write/prompt-out-full", lambda b: [P, "cascade", "--instances", b.inst("cascade"), "--out", FULL], says=FULL)
+case("write/generate-out-full", lambda b: ["generate", "membership", "--seed", "0", "--count", "5", "--out", FULL],
+     says=FULL)
+case("write/verify-out-full", lambda b: [V, "typeinf", "--instances", b.inst("typeinf"), "--answers",
+                                         b.answers("typeinf", "x"), "--out", FULL], says=FULL)
+case("write/snapshot-export-out-full", lambda b: ["snapshot", "export", "s", "--out", FULL], db=True, says=FULL)
+case("write/run-export-out-full", lambda b: ["export", _run_id(b), "--out", FULL], db=True, says=FULL)
+case("write/notes-export-out-full", lambda b: ["notes", "export", "--out", FULL], db=True, says=FULL)
+case("write/prompt-stdout-full", lambda b: [P, "specs", "--instances", b.inst("specs")], stdout=FULL,
+     says="standard output")
+case("write/generate-stdout-full", lambda b: ["generate", "cascade", "--seed", "0", "--count", "3"], stdout=FULL,
+     says="standard output")
+case("write/snapshot-export-stdout-full", lambda b: ["snapshot", "export", "s"], db=True, stdout=FULL,
+     says="standard output")
+case("write/runs-stdout-full", lambda b: ["runs", "--format", "json"], db=True, stdout=FULL, says="standard output")
+
+# ---- the other verbs: specs-repair, ddmin, worker, kb ------------------------------------------------------
+case("verbs/specs-repair-cascade-snapshot", lambda b: ["specs-repair", "--snapshot", "s"], db=True, says="specs")
+case("verbs/specs-repair-unknown-snapshot", lambda b: ["specs-repair", "--snapshot", "nope"], db=True, says="nope")
+case("verbs/specs-repair-rounds-21", lambda b: ["specs-repair", "--snapshot", "formalbench-c", "--rounds", "21"],
+     db=True, says="--rounds")
+case("verbs/specs-repair-limit-negative", lambda b: ["specs-repair", "--snapshot", "formalbench-c", "--limit", "-1"],
+     db=True, says="--limit")
+case("verbs/specs-repair-unknown-style", lambda b: ["specs-repair", "--snapshot", "formalbench-c", "--style", "nope",
+                                                    "--limit", "1"], db=True, says="nope")
+case("verbs/ddmin-dev-zero", lambda b: ["ddmin", "--instances", "/dev/zero", "--id", "x"], says="/dev/zero")
+case("verbs/ddmin-wrong-family", lambda b: ["ddmin", "--instances", b.inst("cascade"), "--id", b.ids("cascade")[0]],
+     says="family")
+case("verbs/ddmin-unknown-id", lambda b: ["ddmin", "--instances", b.inst("imports"), "--id", "nope"], says="nope")
+case("verbs/ddmin-budget-zero", lambda b: ["ddmin", "--instances", b.inst("imports"), "--id", b.ids("imports")[0],
+                                           "--budget", "0"], says="--budget")
+case("verbs/ddmin-non-utf8", lambda b: ["ddmin", "--instances", b.f("i.jsonl", b'{"id": "\xff"}\n'), "--id", "x"],
+     says="UTF-8")
+case("verbs/ddmin-missing-field", lambda b: ["ddmin", "--instances", b.broken(
+    "imports", "m.jsonl", lambda o: o.pop("code") and None), "--id", b.ids("imports")[0]], says="code")
+case("verbs/ddmin-nested", lambda b: ["ddmin", "--instances", b.f("n.jsonl", "[" * 100_000 + "\n"), "--id", "x"],
+     says="nested")
+case("verbs/worker-without-address", lambda b: ["worker"], says="ADDRESS")
+case("verbs/worker-unknown-family", lambda b: ["worker", "tcp://127.0.0.1:1", "--require", "nosuch"], says="nosuch")
+case("verbs/kb-format-xml", lambda b: ["kb", "stats", "--format", "xml"], says="xml")
+
+# ---- files in a released format with garbage in them ---------------------------------------------------------
+case("folder/garbage-tfbench-task", _import("typeinf", lambda b: (b.d("t"), b.f("t/task_1.hs.md",
+                                                                               b"\x00\xff ```haskell\nf ::\n"))[0]),
+     says="task_1.hs.md")
+case("folder/garbage-tfbench-jsonl", _import("typeinf", lambda b: b.f("tf.jsonl", '{"task_id": 3}\n')),
+     says="code")
+case("folder/garbage-c-file", lambda b: ["--db", str(b.dir / "imp.db"), "snapshot", "import",
+                                         b.f("a.c", b"/*@ requires ;; */ int f( {\x00"), "--name", "x", "--family",
+                                         "specs", "--no-verify"], preamble=True, says="no instances")
+case("folder/garbage-java-file", _import("imports", lambda b: b.f("A.java", b"class {{{{ \x00\xff")), code=0)
+case("folder/cascade-folder-of-text", _import("cascade", lambda b: (b.d("c/lang"), b.f("c/lang/w.txt", "x\n"))[0]),
+     says="cascade")
+
+
 # ---- the test (after the table: parametrize reads CASES when it is defined) ------------------------------
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_bad_input(c: Case, bench: Bench) -> None:
     args = c.argv(bench)
     before = _counts(bench.db) if c.db else None
     assert before is None or before["attempts"] > 0
-    proc = subprocess.run(_argv(args, bench.db if c.db else None), env=_env(bench.dir, bench.env),
-                          capture_output=True, timeout=TIMEOUT_S, preexec_fn=_limit_memory, stdin=subprocess.DEVNULL)
-    out = proc.stdout.decode("utf-8", errors="replace")
+    with open(c.stdout or os.devnull, "wb") as sink:
+        proc = subprocess.run(_argv(args, bench.db if c.db else None), env=_env(bench.dir, bench.env),
+                              stdout=sink if c.stdout else subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT_S, preexec_fn=_limit_memory, stdin=subprocess.DEVNULL)
+    out = (proc.stdout or b"").decode("utf-8", errors="replace")
     err = proc.stderr.decode("utf-8", errors="replace")
     assert "Traceback" not in out + err, err[-3000:]
     assert proc.returncode == c.code, (proc.returncode, err[-2000:], out[-500:])
