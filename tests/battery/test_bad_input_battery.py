@@ -420,6 +420,36 @@ def _run_id(b: Bench) -> str:
         return conn.execute("select id from runs").fetchone()[0]
 
 
+# values damaged inside a sound file (edited by hand, written by another program): one line naming the row
+def _damaged(sql: str, *args: str | Callable[[Bench], str]) -> Callable[[Bench], list]:
+    def argv(b: Bench) -> list:
+        resolved = [a(b) if callable(a) else a for a in args]  # before the damage: _run_id reads the runs
+        with sqlite3.connect(b.db) as conn:
+            conn.executescript(sql)
+        return resolved
+    return argv
+
+
+case("db/damaged-run-options-report", _damaged("update runs set options = '{';", "report", _run_id), db=True,
+     says="runs.options")
+case("db/damaged-run-options-resume", _damaged("update runs set options = '{';", "run", "--resume", _run_id),
+     db=True, says="runs.options")
+case("db/damaged-attempt-prompt", _damaged("update attempts set prompt = 'nul';", "export", _run_id), db=True,
+     says="attempts.prompt")
+case("db/damaged-snapshot-meta", _damaged("update snapshots set meta = '[';", "snapshot", "list"), db=True,
+     says="snapshots.meta")
+case("db/damaged-snapshot-meta-run", _damaged("update snapshots set meta = '[';", "run", "--snapshot", "s",
+                                              "--solver", "oracle"), db=True, says="snapshots.meta")
+case("db/damaged-instance-data", _damaged("""update instances set data = '{"id": ';""", "snapshot", "export", "s"),
+     db=True, says="instances.data")
+case("db/damaged-note-tags", _damaged("update notes set tags = 'kept';", "notes", "list"), db=True,
+     says="notes.tags")
+case("db/instance-data-wrong-shape", _damaged("""update instances set data = '{"id": 5}';""", "run", "--snapshot",
+                                              "s", "--solver", "oracle"), db=True, says="inputs")
+case("db/run-of-unknown-family", _damaged("update runs set family = 'zzz';", "report", _run_id), db=True,
+     says="zzz")
+
+
 # ---- dead and broken endpoints ----------------------------------------------------------------------------
 
 
