@@ -336,6 +336,10 @@ case("garbage/trace-membership-binary", lambda b: [T, "membership", "--instances
                                                    b.ids("membership")[0], "--answer", "\x01\x7f\u00ff" * 1000],
      code=0)
 
+for _family in ("typeinf", "imports", "specs"):
+    case(f"garbage/trace-{_family}-parens", lambda b, f=_family: [T, f, "--instances", b.inst(f), "--id", b.ids(f)[0],
+                                                                  "--answer", "(" * 50_000], code=0)
+
 # ---- the log database ------------------------------------------------------------------------------------
 
 
@@ -387,6 +391,8 @@ case("db/newer-schema-notes", _on_db(_newer, "notes", "list"), says="newer.db")
 case("db/corrupt-pages", _on_db(_corrupt_middle, "runs"), says="corrupt.db")
 case("db/read-only-run", _on_db(_immutable, "run", "--snapshot", "pag-demo", "--solver", "oracle", "--limit", "1"),
      says="ro.db", preamble=True)
+case("db/fifo", _on_db(lambda b: (os.mkfifo(b.dir / "db.fifo"), str(b.dir / "db.fifo"))[1], "runs"), says="db.fifo")
+case("db/dev-zero", _on_db(lambda _b: "/dev/zero", "snapshot", "list"), says="/dev/zero")
 case("db/directory", _on_db(lambda b: str(b.d("db-dir")), "runs"), says="db-dir")
 case("db/below-a-file", _on_db(lambda b: b.f("plain.txt", "x") + "/log.db", "runs"), says="plain.txt")
 case("db/dev-null", _on_db(lambda _b: "/dev/null", "runs"), says="/dev/null")
@@ -665,6 +671,14 @@ case("config/a-directory", lambda b: (b.env.update(SEMBENCH_CONFIG=str(b.d("cfgd
      says="cfgdir")
 case("config/bad-in-run", _with_config("[openai]\nmax_concurrency = 0\n", "run", "--snapshot", "s", "--solver",
                                        "openai:m", "--limit", "1"), db=True, says="max_concurrency")
+
+case("config/dev-zero", lambda b: (b.env.update(SEMBENCH_CONFIG="/dev/zero"), ["models"])[1], says="/dev/zero")
+case("config/fifo", lambda b: (os.mkfifo(b.dir / "cfg.fifo"), b.env.update(SEMBENCH_CONFIG=str(b.dir / "cfg.fifo")),
+                               ["models"])[2], says="FIFO")
+case("config/fifo-in-solve", lambda b: (os.mkfifo(b.dir / "cfg.fifo"),
+                                        b.env.update(SEMBENCH_CONFIG=str(b.dir / "cfg.fifo")),
+                                        [S, "cascade", "--instances", b.inst("cascade"), "--solver", "openai:m"])[2],
+     says="FIFO")
 
 # ---- flag combinations ----------------------------------------------------------------------------------
 case("flags/run-without-snapshot", lambda b: ["run", "--solver", "oracle"], db=True, says="--snapshot")
