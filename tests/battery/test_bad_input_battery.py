@@ -411,6 +411,11 @@ case("db/kept-resume-other-samples", lambda b: ["run", "--resume", _run_id(b), "
      says="samples")
 case("db/kept-bad-import", lambda b: ["snapshot", "import", b.f("x.jsonl", "{"), "--name", "t", "--family",
                                       "cascade"], db=True, says="malformed JSON")
+case("db/kept-import-answers-dev-zero", lambda b: ["import-answers", "--snapshot", "s", "--answers", "/dev/zero",
+                                                   "--solver-name", "x"], db=True, says="/dev/zero")
+case("db/kept-import-wrong-ground-truth", lambda b: ["snapshot", "import", b.broken(
+    "cascade", "gt.jsonl", lambda o: o.update(ground_truth={"cascade": [["z", "q"]]})), "--name", "bg", "--family",
+    "cascade"], db=True, preamble=True, says="does not verify")
 case("db/kept-notes-unknown-id", lambda b: ["notes", "add", "--snapshot", "s", "--id", "nope", "text"], db=True,
      says="nope")
 
@@ -679,6 +684,11 @@ case("config/fifo-in-solve", lambda b: (os.mkfifo(b.dir / "cfg.fifo"),
                                         b.env.update(SEMBENCH_CONFIG=str(b.dir / "cfg.fifo")),
                                         [S, "cascade", "--instances", b.inst("cascade"), "--solver", "openai:m"])[2],
      says="FIFO")
+
+case("config/key-control-character", lambda b: (b.env.update(OPENAI_API_KEY="sk-ab\x01cd", OPENAI_BASE_URL="http://127.0.0.1:9/v1"),
+                                                 [S, "cascade", "--instances", b.inst("cascade"), "--solver",
+                                                  "openai:m"])[1], says="OPENAI_API_KEY")
+case("config/db-env-a-directory", lambda b: (b.env.update(SEMBENCH_DB=str(b.d("dbdir"))), ["runs"])[1], says="dbdir")
 
 # ---- flag combinations ----------------------------------------------------------------------------------
 case("flags/run-without-snapshot", lambda b: ["run", "--solver", "oracle"], db=True, says="--snapshot")
