@@ -7,9 +7,11 @@ never imports the UI.
 
 from __future__ import annotations
 
+import errno
 import gc
 import importlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +24,10 @@ from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params, uns
 from core.errors import UserError
 from core.family import all_families, get_family
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
+
+# A write that fails for want of room (a full disk or quota, a file size limit, /dev/full, a device gone): the
+# machine's fault, one line like bad input, never a traceback.
+WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 # Modules that add more verbs to the group (runs, reports, models); absent ones are skipped.
 EXTRA_COMMAND_MODULES = ("core.cli_runs", "core.cli_notes")
@@ -70,6 +76,27 @@ class SembenchGroup(click.Group):
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(0)
+        except OSError as exc:
+            if exc.errno not in WRITE_FAULTS:
+                raise
+            # Where no file is named, it was standard output (`> /dev/full`): what is left in its buffer cannot be
+            # written either, so it goes to /dev/null rather than into a second error at exit.
+            with open(os.devnull, "w") as devnull:
+                os.dup2(devnull.fileno(), sys.stdout.fileno())
+            where = f"{exc.filename}: " if exc.filename else "standard output: "
+            click.echo(f"error: {where}cannot write ({exc.strerror})", err=True)
+            ctx.exit(2)
+        except UnicodeEncodeError as exc:
+            # Python reads an argument or a file name that is not UTF-8 with its bytes kept as lone surrogates
+            # (surrogateescape); such text cannot be stored (SQLite) or written as UTF-8. Contents of files are
+            # decoded strictly and checked where they are read, so this is a name the user gave.
+            if exc.reason != "surrogates not allowed":
+                raise
+            text = exc.object[max(0, exc.start - 40):exc.end + 40]  # the name, not a whole note
+            shown = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+            click.echo(f"error: not valid UTF-8: {_redacted(repr(shown)[1:])} (an argument, or a file name, with "
+                       "bytes that are not UTF-8); use UTF-8 names", err=True)
+            ctx.exit(2)
         except Exception as exc:
             # sqlite3 is not imported at start-up (`--help` does not need it): an sqlite3.Error can only
             # come from a verb that imported it.
@@ -124,8 +151,13 @@ def _output(path: Path | None) -> Iterator[TextIO]:
         handle = path.open("w", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write ({exc.strerror or exc})", file=str(path)) from None
-    with handle:
-        yield handle
+    try:
+        with handle:
+            yield handle
+    except OSError as exc:  # the disk filled up while writing (or /dev/full): the file is named
+        if exc.errno not in WRITE_FAULTS:
+            raise
+        raise UserError(f"cannot write ({exc.strerror})", file=str(path)) from None
 
 
 def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:

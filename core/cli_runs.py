@@ -346,6 +346,7 @@ JSON_COLUMNS = ("prompt", "answer", "verdict", "usage")
 
 def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
     from core.runner import get_run
+    from core.store.faults import stored_json
 
     get_run(store, run_id)  # a clear error for an unknown run
     rows = []
@@ -354,7 +355,7 @@ def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
         row.pop("id", None)  # a database rowid means nothing elsewhere
         for key in JSON_COLUMNS:
             if isinstance(row.get(key), str):
-                row[key] = json.loads(row[key])
+                row[key] = stored_json(row[key], f"attempts.{key} of '{row.get('instance_id')}'")
         for key in ("correct", "cached"):
             if row.get(key) is not None:
                 row[key] = bool(row[key])

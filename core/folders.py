@@ -140,6 +140,14 @@ def check_regular(path: Path) -> None:
         raise UserError(f"not a regular file or folder ({kind(mode)}); nothing imported", file=str(path))
 
 
+def kind_of(path: Path) -> str:
+    """What `path` (followed) is, in words: "a FIFO", "a character device", "a folder"..."""
+    try:
+        return kind(os.stat(path).st_mode)
+    except OSError as exc:
+        return exc.strerror or "unreadable"
+
+
 def kind(mode: int) -> str:
     for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"),

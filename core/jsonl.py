@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +32,13 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except OSError as exc:
         raise UserError(f"cannot open ({exc.strerror or exc})", file=name) from None
     with handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        # a device or a socket never ends a line (/dev/zero read line by line fills the memory); a FIFO is the
+        # user's own pipe (`<(zcat data.jsonl.gz)`), read as it comes
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            from core.folders import kind
+
+            raise UserError(f"not a regular file ({kind(mode)})", file=name)
         for number, raw in enumerate(handle, start=1):
             try:
                 text = raw.decode("utf-8")
@@ -82,7 +91,11 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
 
 
 def load_instances(family: Family, path: str | Path) -> list[Instance]:
-    return [inst for _, inst in load_numbered_instances(family, path)]
+    """The instances of a file that must hold some (an empty one is a truncated or wrong file, not a task)."""
+    instances = [inst for _, inst in load_numbered_instances(family, path)]
+    if not instances:
+        raise UserError("no instances in it (an empty file)", file=str(path))
+    return instances
 
 
 def load_numbered_instances(family: Family, path: str | Path,
@@ -116,6 +129,8 @@ def load_answers(path: str | Path) -> list[tuple[int, str, str]]:
         if not isinstance(obj["response"], str):
             raise UserError("must be a string", file=str(path), line=number, field="response")
         answers.append((number, str(obj["id"]), obj["response"]))
+    if not answers:
+        raise UserError("no answers in it (an empty file)", file=str(path))
     return answers
 
 

@@ -33,6 +33,7 @@ from core.errors import UserError
 from core.family import Family, MetricRow, get_family
 from core.instance import Instance
 from core.store import SnapshotStore, Workspace, envfaults
+from core.store.faults import stored_json
 from core.store.runs import get_run, now_iso
 from core.verdict import Verdict
 
@@ -80,7 +81,7 @@ class RunData:
                                               [self.run["snapshot"]])
             for iid, data in rows:
                 if iid in wanted:
-                    cache[iid] = self._parse(json.loads(data))
+                    cache[iid] = self._parse(stored_json(data, f"instances.data of '{iid}'"))
         order = self.instance_ids
         return {iid: cache[iid] for iid in sorted(set(ids), key=order.__getitem__) if iid in cache}
 

@@ -154,6 +154,10 @@ def _read_config(path: Path, explicit: bool) -> dict[str, Any]:
         if explicit:
             raise ConfigError(f"{path}: config file not found")
         return {}
+    if not path.is_file():  # a device never ends (/dev/zero fills the memory), a FIFO blocks until written to
+        from core.folders import kind_of
+
+        raise ConfigError(f"{path}: cannot read config: not a regular file ({kind_of(path)})")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

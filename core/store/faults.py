@@ -8,9 +8,11 @@ the CLI turns them (and the OSError of creating the database's folder) into a Us
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from core.errors import UserError
 
@@ -21,11 +23,27 @@ LOCK_WAIT_S = 5.0
 ANOTHER_DB = "or use --db (SEMBENCH_DB) with another file"
 
 
+class DamagedValue(sqlite3.DatabaseError):
+    """A value stored as JSON that does not read back: the file is sound but a row was damaged (edited by hand,
+    written by another program). An sqlite3.Error, so every caller reports it like any other database fault."""
+
+
+def stored_json(text: str | bytes | None, where: str, empty: str = "null") -> Any:
+    """A JSON column's value (`empty` when NULL or ''); DamagedValue, naming the column, when it does not parse."""
+    try:
+        return json.loads(text or empty)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise DamagedValue(f"{where} holds a value that is not JSON ({' '.join(str(exc).split())[:200]})") from None
+
+
 def db_fault(path: Path | str, exc: BaseException) -> UserError:
     """A UserError for an sqlite3 error on the database at `path`."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     low = text.lower()
-    if "locked" in low or "busy" in low:
+    if isinstance(exc, DamagedValue):
+        what = (f"the database is damaged: {text}; move it aside to start a new one, or mend or delete that row "
+                "with sqlite3")
+    elif "locked" in low or "busy" in low:
         what = (f"the database is locked by another process (a run or the workbench writing to it; waited "
                 f"{LOCK_WAIT_S:g} s); wait for it to finish and try again, {ANOTHER_DB}")
     elif "malformed" in low or "not a database" in low or "corrupt" in low or "file is encrypted" in low:

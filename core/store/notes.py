@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.errors import UserError
+from core.store.faults import stored_json
 from core.store.runs import now_iso
 
 MAX_NOTE_CHARS = 100_000  # a note is for a person to read; a pasted file is refused, not stored
@@ -40,7 +41,7 @@ def clean_tag(tag: str) -> str:
 def _from_row(row: tuple[Any, ...]) -> Note:
     snapshot, instance_id, bookmarked, tags, note, updated = row
     return Note(snapshot=snapshot, instance_id=instance_id, bookmarked=bool(bookmarked),
-                tags=json.loads(tags or "[]"), note=note or "", updated=updated or "")
+                tags=stored_json(tags, f"notes.tags of '{instance_id}'", "[]"), note=note or "", updated=updated or "")
 
 
 COLUMNS = "snapshot, instance_id, bookmarked, tags, note, updated"

@@ -12,6 +12,7 @@ import sqlite3
 from typing import Any
 
 from core.errors import UserError
+from core.store.faults import stored_json
 
 STALE_AFTER_S = 60.0  # a running run whose heartbeat is older than this has lost its process
 HOST = socket.gethostname()
@@ -67,7 +68,7 @@ def get_run(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
         hint = f" (recent: {', '.join(known)})" if known else " (no runs in this database)"
         raise UserError(f"unknown run '{run_id}'{hint}")
     run = _row(cursor, row)
-    run["options"] = json.loads(run["options"] or "{}")
+    run["options"] = stored_json(run["options"], f"runs.options of run '{run_id}'", "{}")
     return run
 
 

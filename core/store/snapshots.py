@@ -3,7 +3,6 @@ database (where users build and import their own)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any, ClassVar
 from core.canonical import canonical_json, safe_text, storable
 from core.errors import UserError
 from core.instance import Instance, Snapshot
-from core.store.faults import LOCK_WAIT_S, db_fault, path_fault
+from core.store.faults import LOCK_WAIT_S, db_fault, path_fault, stored_json
 from core.store.sqlite_lib import sqlite_utils
 
 
@@ -129,8 +128,9 @@ class SnapshotStore:
             "select name, family, preset, params, seed, count, description, meta from snapshots order by name"
         ).fetchall()
         return [
-            Snapshot(name=r[0], family=r[1], preset=r[2], params=json.loads(r[3] or "{}"), seed=r[4],
-                     count=r[5] or 0, description=r[6] or "", meta=json.loads(r[7] or "{}"))
+            Snapshot(name=r[0], family=r[1], preset=r[2], params=stored_json(r[3], f"snapshots.params of '{r[0]}'", "{}"),
+                     seed=r[4], count=r[5] or 0, description=r[6] or "",
+                     meta=stored_json(r[7], f"snapshots.meta of '{r[0]}'", "{}"))
             for r in rows
         ]
 
@@ -146,13 +146,14 @@ class SnapshotStore:
             "select idx, id, features, data from instances where snapshot = ? order by idx", [snapshot]
         )
         for idx, iid, features, data in cursor:
-            yield idx, iid, json.loads(features), json.loads(data)
+            yield (idx, iid, stored_json(features, f"instances.features of '{iid}'"),
+                   stored_json(data, f"instances.data of '{iid}'"))
 
     def feature_rows(self, snapshot: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
         """(idx, id, features) in snapshot order without decoding instance payloads (tables of 10k rows)."""
         cursor = self.db.execute("select idx, id, features from instances where snapshot = ? order by idx", [snapshot])
         for idx, iid, features in cursor:
-            yield idx, iid, json.loads(features)
+            yield idx, iid, stored_json(features, f"instances.features of '{iid}'")
 
     def payload_field(self, snapshot: str, name: str) -> dict[str, Any]:
         """id -> one top-level field of each instance's payload, read by SQLite (no payload is decoded in
@@ -165,7 +166,7 @@ class SnapshotStore:
         row = self.db.execute(
             "select data from instances where snapshot = ? and id = ?", [snapshot, instance_id]
         ).fetchone()
-        return json.loads(row[0]) if row else None
+        return stored_json(row[0], f"instances.data of '{instance_id}'") if row else None
 
     def write_snapshot(self, snapshot: Snapshot, instances: Iterable[Instance], features: Any = None) -> int:
         """Replace a snapshot and its instances atomically. `features(instance) -> dict`.

@@ -61,25 +61,14 @@ def ddmin_command(instances_path: str, instance_id: str, budget: int, prop: str,
     """Minimise one snippet's tokens while the baseline still infers the imports it inferred (§6,
     Algorithm 2; Perses is not run first)."""
     from core.families.imports import ddmin
-    from core.families.imports.model import ImportsInstance
     from core.families.imports.prompt import prompt_code
     from core.families.imports.trace import ddmin_trace
+    from core.family import get_family
+    from core.jsonl import load_instances
 
-    found = None
-    try:
-        with open(instances_path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise UserError(f"not JSON: {exc.msg}", file=instances_path, line=n) from None
-                if isinstance(data, dict) and str(data.get("id")) == instance_id:
-                    found = ImportsInstance.model_validate(data)
-                    break
-    except OSError as exc:
-        raise UserError(f"cannot read {instances_path}: {exc.strerror}") from None
+    # the CLI's one JSONL reader: errors name the file, line and field (not JSON, a device, a wrong family...)
+    found = next((inst for inst in load_instances(get_family("imports"), instances_path) if inst.id == instance_id),
+                 None)
     if found is None:
         raise UserError(f"no instance with id '{instance_id}'", file=instances_path)
     if budget < 1:
