@@ -29,7 +29,6 @@ import multiprocessing
 import os
 import pickle
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
@@ -47,14 +46,15 @@ from core.store.log import attempt_columns
 from core.trace import Prompt
 
 CHUNK_S = 0.05  # work per chunk: long enough to amortise a hand-over, short enough for smooth progress
-FIRST_CHUNK = 8
+FIRST_CHUNK = 4
 MAX_CHUNK = 512
+FIRST_WINDOW = 8  # pairs given out before the first commit is seen (see run_chunks)
+MAX_WINDOW = 8 * MAX_CHUNK
 POOL_AFTER_S = 3.0  # a pool's start (~0.5-1 s of imports per process) pays off beyond this much work
 # ... and only for work per pair well above what sending a pair and its record between processes costs
 # in this one: a membership instance pickles and unpickles in ~2 ms, its attempt ~0.4 ms, while solving
 # and checking it takes ~0.5 ms, so a pool made membership runs slower, never faster.
 POOL_MIN_ITEM_S = 0.01
-UNACKED_CHUNKS = 8  # chunks handed to the writer and not yet committed, at most
 
 Done = list[tuple[AttemptRecord, dict[str, Any]]]
 
@@ -225,8 +225,8 @@ class Chunks:
         self.size = FIRST_CHUNK
         self.per_item_s = 0.0
 
-    def next(self) -> list[tuple[Instance, int]]:
-        chunk = list(itertools.islice(self._items, self.size))
+    def next(self, most: int) -> list[tuple[Instance, int]]:
+        chunk = list(itertools.islice(self._items, min(most, self.size)))
         self.remaining -= len(chunk)
         return chunk
 
@@ -241,44 +241,52 @@ async def run_chunks(
     hand_over: Callable[[Done], asyncio.Future[None]],
 ) -> None:
     """Work through `items` chunk by chunk until they run out or `halted()`; each finished chunk goes to
-    `hand_over` (which writes it and returns its commit's future). At most UNACKED_CHUNKS chunks wait
-    for their commit: beyond that the loop waits for the oldest (a failed commit is raised here)."""
+    `hand_over` (which writes it and returns its commit's future; a failed commit is raised here).
+
+    How much is outstanding (given out and not yet acknowledged) is bounded by a window that starts at
+    FIRST_WINDOW pairs and grows by what each commit acknowledges, up to MAX_WINDOW: a run that is
+    stopped early (Ctrl-C, the TUI) has recorded little beyond what it acknowledged, while a long run
+    soon has enough in the pipeline that commits never hold the work up."""
     loop = asyncio.get_running_loop()
     chunks = Chunks(items, len(items))
     executor: Executor = ThreadPoolExecutor(1, thread_name_prefix="sembench-local")
     threads = executor
     processes, pool_decided = 0, False
-    in_flight: set[asyncio.Future[tuple[Done, float]]] = set()
-    unacked: deque[asyncio.Future[None]] = deque()
+    window, outstanding = FIRST_WINDOW, 0
+    working: set[asyncio.Future[Any]] = set()
+    committing: dict[asyncio.Future[Any], int] = {}
     try:
         while True:
-            slots = max(2, 2 * processes)
-            while not halted() and len(in_flight) < slots:
-                chunk = chunks.next()
+            while not halted() and len(working) < max(2, 2 * processes) and window > outstanding:
+                chunk = chunks.next(window - outstanding)
                 if not chunk:
                     break
+                outstanding += len(chunk)
                 job = _work_in_process if processes else work
-                in_flight.add(loop.run_in_executor(executor, job, chunk))  # type: ignore[arg-type]
-            if not in_flight:
+                working.add(loop.run_in_executor(executor, job, chunk))  # type: ignore[arg-type]
+            if not working and not committing:
                 break
-            done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(working | set(committing), return_when=asyncio.FIRST_COMPLETED)
             for future in done:
-                records, seconds = future.result()  # EnvironmentFault stops the run here
-                chunks.measured(len(records), seconds)
-                if records:  # finished work is recorded even when the run is stopping
-                    unacked.append(hand_over(records))
-            while len(unacked) > UNACKED_CHUNKS:
-                await unacked.popleft()
+                if future in working:
+                    working.discard(future)
+                    records, seconds = future.result()  # EnvironmentFault stops the run here
+                    chunks.measured(len(records), seconds)
+                    if records:  # finished work is recorded even when the run is stopping
+                        committing[hand_over(records)] = len(records)
+                else:
+                    acknowledged = committing.pop(future)
+                    future.result()
+                    outstanding -= acknowledged
+                    window = min(MAX_WINDOW, window + acknowledged)
             if not pool_decided and chunks.per_item_s and chunks.remaining:
                 pool_decided = True
                 processes, payload = pool_size(work, chunks.per_item_s, chunks.remaining)
                 if processes:
                     executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
                                                    initializer=_init_worker, initargs=(payload,))
-        while unacked:
-            await unacked.popleft()
     finally:
-        for future in in_flight:
+        for future in working:
             future.cancel()
         if executor is not threads:
             executor.shutdown(wait=False, cancel_futures=True)
