@@ -28,6 +28,7 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -55,6 +56,7 @@ POOL_AFTER_S = 3.0  # a pool's start (~0.5-1 s of imports per process) pays off 
 # in this one: a membership instance pickles and unpickles in ~2 ms, its attempt ~0.4 ms, while solving
 # and checking it takes ~0.5 ms, so a pool made membership runs slower, never faster.
 POOL_MIN_ITEM_S = 0.01
+ORPHAN_POLL_S = 0.5
 
 Done = list[tuple[AttemptRecord, dict[str, Any]]]
 
@@ -84,7 +86,9 @@ class ChunkWork:
         return {**self.__dict__, "_fn": None, "_prompts": {}}
 
     def __call__(self, chunk: list[tuple[Instance, int]]) -> tuple[Done, float]:
-        start = time.perf_counter()
+        """The chunk's attempts with their rows, and the CPU time they took (this thread's: on a busy
+        machine wall time would count other processes' turns as work)."""
+        start = time.thread_time()
         if self._fn is None:
             self._fn = self.family.local_solvers()[self.spec]
         solved = [self._solve(instance) for instance, _ in chunk]
@@ -100,7 +104,7 @@ class ChunkWork:
                 record = self._record(instance, sample, result, check, started, prompt)
             text = prompt[2] if prompt is not None and record.prompt else "{}"
             done.append((record, attempt_columns(record.row(exclude={"prompt"}), text)))
-        return done, time.perf_counter() - start
+        return done, time.thread_time() - start
 
     def _prompt(self, instance: Instance) -> tuple[Prompt, dict[str, Any], str]:
         memo = self._prompts.get(instance.id)
@@ -189,6 +193,15 @@ _WORK: ChunkWork | None = None
 def _init_worker(payload: bytes) -> None:
     global _WORK
     _WORK = pickle.loads(payload)
+    # A worker holds both ends of the pool's queues, so it would not see its parent die (kill -9) and
+    # would wait for work forever: it leaves once it has been orphaned.
+    threading.Thread(target=_leave_when_orphaned, args=(os.getppid(),), daemon=True).start()
+
+
+def _leave_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(1)
 
 
 def _work_in_process(chunk: list[tuple[Instance, int]]) -> tuple[Done, float]:
