@@ -108,7 +108,10 @@ async def execute(
     (only before it hands over its next attempt): waiting cost every request a commit's time, about a
     tenth of the throughput against a 200 ms server. So at most two attempts per worker are
     unacknowledged at any time. After a failed attempt it does wait, so that the stop rule has judged
-    it before anything more is sent to a failing endpoint."""
+    it before anything more is sent to a failing endpoint.
+
+    A local solver's run (baseline, oracle, ...) goes in chunks instead (core.runner.local): same
+    records, acknowledged the same way, without an attempt's wait for a commit."""
     observer = observer or NullObserver()
     local = chunked(solver, family, verifier)
     queue: Iterator[tuple[Instance, int]] = iter(items)

@@ -9,8 +9,9 @@ the transaction holding the row has committed — only then is the attempt *ackn
 the run's progress, shown to observers, and never asked again by a resume. The writer commits what
 arrives within WINDOW_S of a transaction's first row as one transaction, so an attempt waits for about
 that plus one commit (~10-20 ms) before it is acknowledged. A kill -9 loses what was in flight: requests
-not yet answered and rows queued but not committed (at most two per worker of the run, none of them
-acknowledged). `close()` (Ctrl-C, SIGTERM, the end of a run) commits everything queued first.
+not yet answered and rows queued but not committed (at most two per worker of a model run; a local
+solver's run, core.runner.local: the chunks in flight), none of them acknowledged. `close()` (Ctrl-C,
+SIGTERM, the end of a run) commits everything queued first.
 """
 
 from __future__ import annotations
