@@ -190,15 +190,16 @@ class ChunkWork:
 _WORK: ChunkWork | None = None
 
 
-def _init_worker(payload: bytes) -> None:
+def _init_worker(payload: bytes, parent: int) -> None:
     global _WORK
+    # `parent` is given, not read here: a parent killed while this process was starting is already gone
+    threading.Thread(target=_leave_when_orphaned, args=(parent,), daemon=True).start()
     _WORK = pickle.loads(payload)
-    # A worker holds both ends of the pool's queues, so it would not see its parent die (kill -9) and
-    # would wait for work forever: it leaves once it has been orphaned.
-    threading.Thread(target=_leave_when_orphaned, args=(os.getppid(),), daemon=True).start()
 
 
 def _leave_when_orphaned(parent: int) -> None:
+    """A worker holds both ends of the pool's queues, so it would not see its parent die (kill -9) and
+    would wait for work forever: it leaves once it has been orphaned."""
     while os.getppid() == parent:
         time.sleep(ORPHAN_POLL_S)
     os._exit(1)
@@ -297,7 +298,7 @@ async def run_chunks(
                 processes, payload = pool_size(work, chunks.per_item_s, chunks.remaining)
                 if processes:
                     executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
-                                                   initializer=_init_worker, initargs=(payload,))
+                                                   initializer=_init_worker, initargs=(payload, os.getpid()))
     finally:
         for future in working:
             future.cancel()
