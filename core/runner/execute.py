@@ -32,10 +32,11 @@ from core.runner.config import (
     new_run_id,
     resume_command,
 )
+from core.runner.local import ChunkWork, chunked, run_chunks
 from core.runner.plan import load_snapshot, plan, retry_mode
 from core.runner.stop import RunAborted, StopRule, stop_on_signals
 from core.runner.verifying import Verifier
-from core.solvers import Solver, SolveResult, is_model_spec, make_solver
+from core.solvers import LocalSolver, Solver, SolveResult, is_model_spec, make_solver
 from core.store import LogStore, Workspace, now_iso
 from core.store.log import attempt_columns
 from core.store.writer import AttemptWriter
@@ -107,8 +108,12 @@ async def execute(
     (only before it hands over its next attempt): waiting cost every request a commit's time, about a
     tenth of the throughput against a 200 ms server. So at most two attempts per worker are
     unacknowledged at any time. After a failed attempt it does wait, so that the stop rule has judged
-    it before anything more is sent to a failing endpoint."""
+    it before anything more is sent to a failing endpoint.
+
+    A local solver's run (baseline, oracle, ...) goes in chunks instead (core.runner.local): same
+    records, acknowledged the same way, without an attempt's wait for a commit."""
     observer = observer or NullObserver()
+    local = chunked(solver, family, verifier)
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
     stop = StopRule()
@@ -175,6 +180,32 @@ async def execute(
             if active == 0 and not halt.done():
                 halt.set_result(None)
 
+    async def local_worker() -> None:
+        """A local solver's run: chunks of attempts, each handed to the writer as one group
+        (core.runner.local)."""
+        assert isinstance(solver, LocalSolver)
+        work = ChunkWork(family, solver, run_id=run_id, snapshot=snapshot, style=style)
+
+        def hand_over(done: list[tuple[AttemptRecord, dict[str, Any]]]) -> asyncio.Future[None]:
+            keys = []
+            for record, _row in done:
+                keys.append(id(record))
+                records[id(record)] = record
+            committed = writer.write_many([row for _record, row in done])
+            committed.add_done_callback(functools.partial(acknowledge_many, done, keys))
+            return committed
+
+        try:
+            await run_chunks(work, items, halted=halt.done, hand_over=hand_over)
+        finally:
+            if not halt.done():
+                halt.set_result(None)
+
+    def acknowledge_many(done: list[tuple[AttemptRecord, dict[str, Any]]], keys: list[int],
+                         committed: asyncio.Future[None]) -> None:
+        for (record, _row), key in zip(done, keys, strict=True):
+            acknowledge(record, key, committed)
+
     async def watch() -> None:
         reason = await halt
         if reason is not None:
@@ -185,8 +216,11 @@ async def execute(
         with fewer_collections():
             async with asyncio.TaskGroup() as group:
                 group.create_task(watch())
-                for _ in range(workers):
-                    group.create_task(worker())
+                if local:
+                    group.create_task(local_worker())
+                else:
+                    for _ in range(workers):
+                        group.create_task(worker())
     except* RunAborted as eg:
         raise eg.exceptions[0] from None
     except* EnvironmentFault as eg:

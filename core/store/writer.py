@@ -9,8 +9,9 @@ the transaction holding the row has committed — only then is the attempt *ackn
 the run's progress, shown to observers, and never asked again by a resume. The writer commits what
 arrives within WINDOW_S of a transaction's first row as one transaction, so an attempt waits for about
 that plus one commit (~10-20 ms) before it is acknowledged. A kill -9 loses what was in flight: requests
-not yet answered and rows queued but not committed (at most two per worker of the run, none of them
-acknowledged). `close()` (Ctrl-C, SIGTERM, the end of a run) commits everything queued first.
+not yet answered and rows queued but not committed (at most two per worker of a model run; a local
+solver's run, core.runner.local: the chunks in flight), none of them acknowledged. `close()` (Ctrl-C,
+SIGTERM, the end of a run) commits everything queued first.
 """
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ class AttemptWriter:
     # -- the loop's side -----------------------------------------------------------------------------
     def write(self, row: dict[str, Any]) -> asyncio.Future[None]:
         """Queue one attempt's columns; the future is done when they are committed (or failed)."""
+        future = self._future()
+        self._queue.put(([(tuple(row), tuple(row.values()))], future))
+        return future
+
+    def write_many(self, rows: list[dict[str, Any]]) -> asyncio.Future[None]:
+        """Queue several attempts' columns behind one future, done when all of them are committed (in
+        one transaction: a group is never split) or failed. A local run's chunk is acknowledged at once."""
+        future = self._future()
+        self._queue.put(([(tuple(row), tuple(row.values())) for row in rows], future))
+        return future
+
+    def _future(self) -> asyncio.Future[None]:
         if self._closed:
             raise RuntimeError("the attempt writer is closed")
         loop = asyncio.get_running_loop()
@@ -63,9 +76,7 @@ class AttemptWriter:
             self._loop = loop
             self._thread = threading.Thread(target=self._run, name="sembench-writer", daemon=True)
             self._thread.start()
-        future: asyncio.Future[None] = loop.create_future()
-        self._queue.put((tuple(row), tuple(row.values()), future))
-        return future
+        return loop.create_future()
 
     def close(self) -> None:
         """Commit everything queued, then stop the thread. Rows written before close() whose waiters
@@ -95,12 +106,13 @@ class AttemptWriter:
                 if item is _STOP:
                     break
                 batch = [item]
+                size = len(item[0])
                 # Group commit: what arrives within `window_s` of the first row joins its transaction.
                 # Slept through rather than waited for row by row: every wake-up of this thread takes
                 # the GIL from the event loop.
                 if self.window_s:
                     time.sleep(self.window_s)
-                while len(batch) < self.max_batch:
+                while size < self.max_batch:
                     try:
                         nxt = self._queue.get_nowait()
                     except queue.Empty:
@@ -109,6 +121,7 @@ class AttemptWriter:
                         stop = True
                         break
                     batch.append(nxt)
+                    size += len(nxt[0])
                 self._commit(conn, batch, None if conn is not None else opened)
         finally:
             if conn is not None:
@@ -121,8 +134,11 @@ class AttemptWriter:
             conn.execute("begin immediate")
             try:
                 groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
-                for columns, values, _future in batch:
-                    groups.setdefault(columns, []).append(values)
+                count = 0
+                for group, _future in batch:
+                    count += len(group)
+                    for columns, values in group:
+                        groups.setdefault(columns, []).append(values)
                 for columns, rows in groups.items():
                     conn.executemany(insert_sql(columns), rows)
                 conn.execute("commit")
@@ -131,20 +147,20 @@ class AttemptWriter:
                     conn.execute("rollback")
                 raise
             self.batches += 1
-            self.rows += len(batch)
+            self.rows += count
             if self.on_commit is not None:
-                self.on_commit(len(batch))
+                self.on_commit(count)
         except sqlite3.Error as exc:
             error = exc
-            self.failed += len(batch)
+            self.failed += sum(len(group) for group, _f in batch)
         except Exception as exc:  # anything else fails its attempts too: a waiter must never wait forever
             error = sqlite3.DatabaseError(f"{type(exc).__name__}: {exc}")
-            self.failed += len(batch)
+            self.failed += sum(len(group) for group, _f in batch)
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
-            loop.call_soon_threadsafe(_settle, [f for _c, _v, f in batch], error)
+            loop.call_soon_threadsafe(_settle, [f for _g, f in batch], error)
 
 
 def _settle(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
