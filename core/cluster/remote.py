@@ -97,15 +97,46 @@ class WorkerMismatch(RuntimeError):
     """This worker's code or tools are not those the driver admitted."""
 
 
-def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    """Check a chunk with the family's `check_many` (one tool start can serve several answers).
-
-    `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
-    restarted since with other code or tools refuses the task rather than mix verdicts."""
+def _admitted(expected: dict[str, Any]) -> None:
     here = {"fingerprint": code_fingerprint(), "tools": tool_versions()}
     if here != expected:
         raise WorkerMismatch(f"worker on {socket.gethostname()} runs Sembench code {here['fingerprint']} with "
                              f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
+
+
+_ADAPTER: Any = None
+
+
+def checked_adapter() -> Any:
+    """Validates a whole chunk's (Answer, Verdict) pairs from one JSON text in one call (pydantic-core),
+    where a model_validate per verdict on the driver cost about as much as a cascade check."""
+    global _ADAPTER
+    if _ADAPTER is None:
+        from pydantic import TypeAdapter
+
+        from core.verdict import Answer, Verdict
+
+        _ADAPTER = TypeAdapter(list[tuple[Answer, Verdict]])
+    return _ADAPTER
+
+
+def encode_checked(checked: list[Any]) -> dict[str, Any]:
+    """A chunk's results as one JSON blob (compact to send, one call to read back); as plain dicts when
+    pydantic cannot write them as JSON (a lone surrogate in a reply)."""
+    try:
+        return {"checked_json": checked_adapter().dump_json(checked)}
+    except ValueError:
+        return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]}
+
+
+def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """Check a chunk with the family's `check_many` (one tool start can serve several answers).
+
+    `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
+    restarted since with other code or tools refuses the task rather than mix verdicts. A family with
+    `check_parts` (specs: completeness's mutants) returns, per answer, further parts the driver sends
+    as tasks of their own (`run_part`) and combines with the family's `finish_parts`."""
+    _admitted(expected)
     cache = _install_cache()
     from core.family import get_family
 
@@ -113,9 +144,24 @@ def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any
     model = fam.instance_model
     instances = {iid: model.model_validate(data) for iid, data in payload["instances"].items()}
     pairs = [(instances[iid], response) for iid, response in payload["items"]]
-    checked = fam.check_many(pairs)
-    return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked],
-            "tool_results": _drain(cache)}
+    parts: dict[int, dict[str, Any]] = {}
+    if getattr(type(fam), "check_parts", None) is not None:
+        rows = fam.check_parts(pairs)
+        checked = [(a, v) for a, v, _, _ in rows]
+        parts = {i: {"plan": plan, "parts": todo} for i, (_, _, plan, todo) in enumerate(rows) if todo}
+    else:
+        checked = fam.check_many(pairs)
+    return {**encode_checked(checked), "parts": parts, "tool_results": _drain(cache)}
+
+
+def run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
+    """One part of an answer's check (a mutant's WP run) as a task of its own."""
+    _admitted(expected)
+    cache = _install_cache()
+    from core.family import get_family
+
+    result = get_family(family_id).run_part(part)
+    return {"result": result, "tool_results": _drain(cache)}
 
 
 def noop_chunk(items: list[Any]) -> int:
