@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.cluster.remote import decode_checked
 from core.cluster.session import LOST_AFTER_S, POLL_S, ClusterLost, ClusterSession
 from core.errors import UserError
 from core.family import Family
@@ -32,14 +33,6 @@ class _Task:
     answers: int  # answers the task carries (a part carries none of its own)
     on_done: Callable[[Any], None]  # called on the watcher thread with the completed future
     deliver: Deliver  # where a failure goes
-
-
-def decode_checked(out: dict[str, Any]) -> list[tuple[Answer, Verdict]]:
-    from core.cluster.remote import checked_adapter
-
-    if "checked_json" in out:  # our own workers' JSON: one pydantic-core call for the chunk
-        return [tuple(pair) for pair in checked_adapter().validate_json(out["checked_json"])]  # type: ignore[misc]
-    return [(Answer.model_validate(a), Verdict.model_validate(v)) for a, v in out["checked"]]
 
 
 class Dispatcher:

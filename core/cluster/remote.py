@@ -104,29 +104,42 @@ def _admitted(expected: dict[str, Any]) -> None:
                              f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
 
 
-_ADAPTER: Any = None
-
-
-def checked_adapter() -> Any:
-    """Validates a whole chunk's (Answer, Verdict) pairs from one JSON text in one call (pydantic-core),
-    where a model_validate per verdict on the driver cost about as much as a cascade check."""
-    global _ADAPTER
-    if _ADAPTER is None:
-        from pydantic import TypeAdapter
-
-        from core.verdict import Answer, Verdict
-
-        _ADAPTER = TypeAdapter(list[tuple[Answer, Verdict]])
-    return _ADAPTER
-
-
 def encode_checked(checked: list[Any]) -> dict[str, Any]:
-    """A chunk's results as one JSON blob (compact to send, one call to read back); as plain dicts when
-    pydantic cannot write them as JSON (a lone surrogate in a reply)."""
+    """A chunk's results as one msgpack blob of plain JSON values, one (answer, verdict) pair after the
+    other: compact to send, and cheap for the driver to read back (`decode_checked`). As plain dicts
+    when msgpack cannot write them (a lone surrogate in a reply, an integer beyond 64 bits)."""
+    import msgpack
+
+    rows = [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]
     try:
-        return {"checked_json": checked_adapter().dump_json(checked)}
-    except ValueError:
-        return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]}
+        return {"checked_msgpack": b"".join(msgpack.packb(row) for row in rows)}
+    except (ValueError, TypeError, OverflowError):
+        return {"checked": rows}
+
+
+def decode_checked(out: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(Answer, Verdict) pairs from `encode_checked`'s blob, built without validating them again.
+
+    They were validated models on a worker the driver admitted (the same code, by fingerprint) and were
+    written as JSON values, so building them back is exact once JSON's only loss is undone (tuples
+    written as lists: DiffRow's spans). Validating them again cost about as much as a cascade check; a
+    row at a time, so the driver's other threads (the scheduler of a LocalCluster) get the GIL between
+    rows."""
+    from core.verdict import Answer, DiffRow, Verdict
+
+    if "checked_msgpack" not in out:
+        return [(Answer.model_validate(a), Verdict.model_validate(v)) for a, v in out["checked"]]
+    import msgpack
+
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(out["checked_msgpack"]) + 1)
+    unpacker.feed(out["checked_msgpack"])
+    pairs = []
+    for answer, verdict in unpacker:
+        verdict["diff"] = [DiffRow.model_construct(**{**row, "expected_spans": [tuple(s) for s in row["expected_spans"]],
+                                                      "got_spans": [tuple(s) for s in row["got_spans"]]})
+                           for row in verdict["diff"]]
+        pairs.append((Answer.model_construct(**answer), Verdict.model_construct(**verdict)))
+    return pairs
 
 
 def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

@@ -128,7 +128,12 @@ class ClusterSession:
             if workers is not None:
                 from distributed import LocalCluster
 
-                with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+                # The scheduler of a LocalCluster lives in this process, beside the driver decoding results:
+                # every task is handed to a worker at once (no queue on the scheduler, worker-saturation
+                # inf), so a worker that finishes a chunk starts its next one without waiting on this
+                # process's busy GIL.
+                with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                                      "distributed.scheduler.worker-saturation": float("inf")}):
                     self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                host="127.0.0.1", dashboard_address=None,
                                                silence_logs=logging.CRITICAL)
