@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,12 @@ from core.family import get_family  # noqa: E402
 
 def _note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def _cpu() -> float:
+    """This process's CPU seconds, every thread (the LocalCluster's scheduler included)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _verdicts(checked: list[Any]) -> list[tuple[str, bool, float]]:
@@ -82,20 +89,28 @@ def main() -> None:
     startup_s = time.perf_counter() - start
     local_runs: list[float] = []
     cluster_runs: list[float] = []
+    local_cpu: list[float] = []
+    driver_cpu: list[float] = []
+    workers_cpu: list[float] = []
     identical = True
     try:
         # the machine is shared: in-process and cluster interleaved, round by round
         for round_ in range(args.rounds):
-            start = time.perf_counter()
+            start, cpu0 = time.perf_counter(), _cpu()
             local = cascade.check_many(pairs)
             local_runs.append(time.perf_counter() - start)
+            local_cpu.append(_cpu() - cpu0)
             _note(f"round {round_}: in-process {local_runs[-1]:.2f} s")
             if round_ == 0:
                 out["overhead"] = overhead(session, args.tasks, local_runs[0] / len(pairs))
                 _note(json.dumps(out["overhead"]))
-            start = time.perf_counter()
+            workers0 = session.client.run(time.process_time)
+            start, cpu0 = time.perf_counter(), _cpu()
             remote_checked = check_all(session, cascade, pairs, None)
             cluster_runs.append(time.perf_counter() - start)
+            driver_cpu.append(_cpu() - cpu0)
+            workers1 = session.client.run(time.process_time)
+            workers_cpu.append(sum(workers1[w] - workers0.get(w, 0.0) for w in workers1))
             _note(f"round {round_}: cluster {cluster_runs[-1]:.2f} s")
             identical = identical and remote_checked == local
             del local, remote_checked
@@ -105,7 +120,16 @@ def main() -> None:
     out["cascade"] = {"answers": len(pairs), "in_process_s": [round(x, 2) for x in local_runs],
                       "cluster_2_workers_s": [round(x, 2) for x in cluster_runs],
                       "ratio": [round(r, 2) for r in ratios], "ratio_of_sums": round(sum(cluster_runs) / sum(local_runs), 2),
-                      "cluster_startup_s": round(startup_s, 2), "identical": identical}
+                      "cluster_startup_s": round(startup_s, 2), "identical": identical,
+                      # CPU seconds, which the other jobs on a shared machine do not inflate: in-process vs the
+                      # driver (this process: sending, reading results, the LocalCluster's scheduler) and the
+                      # workers; and the ratio this implies on an otherwise idle machine of 2 cores, where the
+                      # driver and the workers run side by side: max(driver, (driver + workers) / 2) / in-process
+                      "in_process_cpu_s": [round(x, 2) for x in local_cpu],
+                      "driver_cpu_s": [round(x, 2) for x in driver_cpu],
+                      "workers_cpu_s": [round(x, 2) for x in workers_cpu],
+                      "idle_2_core_ratio": [round(max(d, (d + w) / 2) / p, 2)
+                                            for d, w, p in zip(driver_cpu, workers_cpu, local_cpu, strict=True)]}
 
     specs = get_family("specs")
     if args.specs and all(t.available() for t in specs.requires):
