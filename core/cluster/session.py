@@ -33,7 +33,10 @@ CHEAP_CHUNK = 2000  # answers per task for in-process checks (cascade, membershi
 TOOL_CHUNK = 1  # answers per task for tool-backed checks, unless the family batches (verify_many)
 BATCH_CHUNK = 8
 POLL_S = 0.05
-PROGRESS_EVERY_S = 1.0  # the run's progress row is written at most this often
+PROGRESS_EVERY_S = 1.0
+# Dask's statistical profiler samples every worker's stacks every 10 ms (for its dashboard, which we do not
+# start): on checks that are pure Python it costs workers a sizeable share of their CPU.
+NO_PROFILER = {"distributed.worker.profile.enabled": False}  # the run's progress row is written at most this often
 
 Checked = tuple[Answer, Verdict]
 
@@ -133,7 +136,8 @@ class ClusterSession:
                 # inf), so a worker that finishes a chunk starts its next one without waiting on this
                 # process's busy GIL.
                 with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
-                                      "distributed.scheduler.worker-saturation": float("inf")}):
+                                      "distributed.scheduler.worker-saturation": float("inf"),
+                                      **NO_PROFILER}):
                     self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                host="127.0.0.1", dashboard_address=None,
                                                silence_logs=logging.CRITICAL)
