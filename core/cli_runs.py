@@ -147,7 +147,8 @@ class RunProgress:
 
     def __init__(self, label: str, tty: bool | None = None, cluster: Any = None) -> None:
         self.label = label
-        self.cluster = cluster  # a core.cluster verifier's dispatcher: its counts join the line
+        self.cluster = cluster  # a core.cluster session: its counts join the line
+        self.db: Any = None  # with a cluster: the log database its progress row goes to (the TUI reads it)
         self.tty = sys.stderr.isatty() if tty is None else tty
         self._progress: Any = None
         self._task: Any = None
@@ -163,6 +164,8 @@ class RunProgress:
                 "acc": "—" if acc is None else f"{acc:.1%}", "cluster": cluster}
 
     def start(self, stats: Any) -> None:
+        if self.cluster is not None and self.db is not None and stats.run_id:
+            self.cluster.progress_to(self.db, stats.run_id)
         if self.tty:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -249,7 +252,7 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
         from core.cluster.run import open_session
 
         with open_session(cluster, workers) as session:
-            progress.cluster = session
+            progress.cluster, progress.db = session, ws.log.path
             outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
                                cluster=session)
     else:

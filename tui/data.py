@@ -377,6 +377,7 @@ class RunsPoll:
     marker: tuple[int, int, str]
     runs: list[dict[str, Any]] | None = None
     counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    cluster: dict[str, dict[str, Any]] = field(default_factory=dict)  # running run id -> its cluster counts
 
 
 def poll_runs(log_path: Path, marker: tuple[int, int, str] | None, counts: dict[str, tuple[int, int, int]],
@@ -427,7 +428,10 @@ def read_runs(store: Any, marker: tuple[int, int, str] | None, counts: dict[str,
     for run_id in need:
         fresh.setdefault(run_id, (0, 0, 0))
     runs.reverse()  # newest first
-    return RunsPoll(now, runs, fresh)
+    from core.cluster.progress import read_progress
+
+    cluster = read_progress(store.db, [r["id"] for r in runs if r.get("state") in LIVE_STATES])
+    return RunsPoll(now, runs, fresh, cluster)
 
 
 def parse_json(value: Any) -> Any:

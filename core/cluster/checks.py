@@ -74,6 +74,7 @@ def check_all(session: ClusterSession, family: Family, items: Sequence[tuple[Ins
     results: list[Checked | None] = [cache.get(inst, resp) for inst, resp in items]
     todo = [i for i, r in enumerate(results) if r is None]
     dispatcher = Dispatcher(session, family, tool_cache)
+    dispatcher.freeze_results = True  # every verdict is kept until the end
     dispatcher.done = len(items) - len(todo)
     finished = threading.Event()
     left = [len(todo)]

@@ -4,6 +4,7 @@ no pickled classes, only the family's id and the instances' JSON."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import socket
@@ -97,15 +98,74 @@ class WorkerMismatch(RuntimeError):
     """This worker's code or tools are not those the driver admitted."""
 
 
-def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    """Check a chunk with the family's `check_many` (one tool start can serve several answers).
-
-    `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
-    restarted since with other code or tools refuses the task rather than mix verdicts."""
+def _admitted(expected: dict[str, Any]) -> None:
     here = {"fingerprint": code_fingerprint(), "tools": tool_versions()}
     if here != expected:
         raise WorkerMismatch(f"worker on {socket.gethostname()} runs Sembench code {here['fingerprint']} with "
                              f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
+
+
+def encode_checked(checked: list[Any]) -> dict[str, Any]:
+    """A chunk's results as one msgpack blob of plain JSON values, one (answer, verdict) pair after the
+    other: compact to send, and cheap for the driver to read back (`decode_checked`). As plain dicts
+    when msgpack cannot write them (a lone surrogate in a reply, an integer beyond 64 bits)."""
+    import msgpack
+
+    collecting = gc.isenabled()
+    gc.disable()  # allocations only (see decode_checked)
+    try:
+        rows = [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]
+        try:
+            return {"checked_msgpack": b"".join(msgpack.packb(row) for row in rows)}
+        except (ValueError, TypeError, OverflowError):
+            return {"checked": rows}
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def decode_checked(out: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(Answer, Verdict) pairs from `encode_checked`'s blob, built without validating them again.
+
+    They were validated models on a worker the driver admitted (the same code, by fingerprint) and were
+    written as JSON values, so building them back is exact once JSON's only loss is undone (tuples
+    written as lists: DiffRow's spans). Validating them again cost about as much as a cascade check; a
+    row at a time, so the driver's other threads (the scheduler of a LocalCluster) get the GIL between
+    rows."""
+    from core.verdict import Answer, DiffRow, Verdict
+
+    if "checked_msgpack" not in out:
+        return [(Answer.model_validate(a), Verdict.model_validate(v)) for a, v in out["checked"]]
+    import msgpack
+
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(out["checked_msgpack"]) + 1)
+    unpacker.feed(out["checked_msgpack"])
+    pairs = []
+    # Only allocations here, ~100 objects per verdict: with the cyclic GC on, its collections (over a heap
+    # that grows with every verdict already read) cost four times the reading itself. None of these
+    # objects can form a cycle.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for answer, verdict in unpacker:
+            verdict["diff"] = [DiffRow.model_construct(**{**row, "expected_spans": [tuple(s) for s in row["expected_spans"]],
+                                                          "got_spans": [tuple(s) for s in row["got_spans"]]})
+                               for row in verdict["diff"]]
+            pairs.append((Answer.model_construct(**answer), Verdict.model_construct(**verdict)))
+    finally:
+        if collecting:
+            gc.enable()
+    return pairs
+
+
+def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """Check a chunk with the family's `check_many` (one tool start can serve several answers).
+
+    `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
+    restarted since with other code or tools refuses the task rather than mix verdicts. A family with
+    `check_parts` (specs: completeness's mutants) returns, per answer, further parts the driver sends
+    as tasks of their own (`run_part`) and combines with the family's `finish_parts`."""
+    _admitted(expected)
     cache = _install_cache()
     from core.family import get_family
 
@@ -113,9 +173,24 @@ def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any
     model = fam.instance_model
     instances = {iid: model.model_validate(data) for iid, data in payload["instances"].items()}
     pairs = [(instances[iid], response) for iid, response in payload["items"]]
-    checked = fam.check_many(pairs)
-    return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked],
-            "tool_results": _drain(cache)}
+    parts: dict[int, dict[str, Any]] = {}
+    if getattr(type(fam), "check_parts", None) is not None:
+        rows = fam.check_parts(pairs)
+        checked = [(a, v) for a, v, _, _ in rows]
+        parts = {i: {"plan": plan, "parts": todo} for i, (_, _, plan, todo) in enumerate(rows) if todo}
+    else:
+        checked = fam.check_many(pairs)
+    return {**encode_checked(checked), "parts": parts, "tool_results": _drain(cache)}
+
+
+def run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
+    """One part of an answer's check (a mutant's WP run) as a task of its own."""
+    _admitted(expected)
+    cache = _install_cache()
+    from core.family import get_family
+
+    result = get_family(family_id).run_part(part)
+    return {"result": result, "tool_results": _drain(cache)}
 
 
 def noop_chunk(items: list[Any]) -> int:

@@ -39,7 +39,7 @@ def cluster_progress(label: str, total: int) -> Iterator[Any]:
         task = progress.add_task(label, total=total, cluster="")
 
         def show(status: ClusterStatus) -> None:
-            progress.update(task, completed=status.done, cluster=status.line())
+            progress.update(task, completed=status.answers, cluster=status.line())
 
         yield show
 

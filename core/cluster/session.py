@@ -33,6 +33,10 @@ CHEAP_CHUNK = 2000  # answers per task for in-process checks (cascade, membershi
 TOOL_CHUNK = 1  # answers per task for tool-backed checks, unless the family batches (verify_many)
 BATCH_CHUNK = 8
 POLL_S = 0.05
+PROGRESS_EVERY_S = 1.0
+# Dask's statistical profiler samples every worker's stacks every 10 ms (for its dashboard, which we do not
+# start): on checks that are pure Python it costs workers a sizeable share of their CPU.
+NO_PROFILER = {"distributed.worker.profile.enabled": False}  # the run's progress row is written at most this often
 
 Checked = tuple[Answer, Verdict]
 
@@ -50,19 +54,18 @@ class ClusterLost(Exception):
 
 @dataclass
 class ClusterStatus:
+    """Tasks queued (sent, not yet on a worker), running (held by a worker), done; answers done; workers
+    alive (from the last poll of the scheduler)."""
+
     queued: int = 0
     running: int = 0
     done: int = 0
+    answers: int = 0
     workers: int = 0
 
     def line(self) -> str:
-        return f"queued {self.queued} running {self.running} done {self.done} workers {self.workers}"
-
-
-@dataclass
-class _Chunk:
-    indices: list[int]
-    splittable: bool = True
+        return (f"tasks {self.queued} queued, {self.running} running, {self.done} done; "
+                f"{self.workers} worker{'s' if self.workers != 1 else ''}")
 
 
 @dataclass
@@ -121,11 +124,20 @@ class ClusterSession:
         self.status = ClusterStatus()
         self._last_status = 0.0
         self.dispatcher: Any = None  # the latest core.cluster.dispatch.Dispatcher (for progress displays)
+        self._instance_json: dict[str, tuple[Instance, dict[str, Any]]] = {}
+        self._progress: Any = None  # a core.cluster.progress.ProgressWriter when serving a run
+        self._progress_at = 0.0
         try:
             if workers is not None:
                 from distributed import LocalCluster
 
-                with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+                # The scheduler of a LocalCluster lives in this process, beside the driver decoding results:
+                # every task is handed to a worker at once (no queue on the scheduler, worker-saturation
+                # inf), so a worker that finishes a chunk starts its next one without waiting on this
+                # process's busy GIL.
+                with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                                      "distributed.scheduler.worker-saturation": float("inf"),
+                                      **NO_PROFILER}):
                     self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                host="127.0.0.1", dashboard_address=None,
                                                silence_logs=logging.CRITICAL)
@@ -181,19 +193,34 @@ class ClusterSession:
     def submit(self, family: Family, items: Sequence[tuple[Instance, str]]) -> Any:
         from core.cluster import remote
 
-        # each distinct instance once per chunk (k samples of one instance, or answers cycling over a few)
+        # each distinct instance once per chunk (k samples of one instance, or answers cycling over a few),
+        # its JSON made once per session
         instances: dict[str, dict[str, Any]] = {}
         for inst, _ in items:
             if inst.id not in instances:
-                instances[inst.id] = inst.to_json_dict()
+                data = self._instance_json.get(inst.id)
+                if data is None or data[0] is not inst:
+                    data = self._instance_json[inst.id] = (inst, inst.to_json_dict())
+                instances[inst.id] = data[1]
         payload = {"instances": instances, "items": [(inst.id, response) for inst, response in items]}
-        expected = {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools}
+        return self.client.submit(remote.check_chunk, family.id, self._expected(), payload, pure=False,
+                                  retries=RETRIES, **self._restrict())
+
+    def submit_part(self, family: Family, part: Any) -> Any:
+        """One part of an answer's check (a mutant of specs' completeness) as a task of its own."""
+        from core.cluster import remote
+
+        return self.client.submit(remote.run_part, family.id, self._expected(), part, pure=False, retries=RETRIES,
+                                  **self._restrict())
+
+    def _expected(self) -> dict[str, Any]:
+        return {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools}
+
+    def _restrict(self) -> dict[str, Any]:
         # Restricted to the admitted workers only when some were refused: a restriction names addresses,
         # and a worker its nanny restarts comes back at a new one (its tasks would wait for ever). Every
-        # task also checks its worker against what was admitted (remote.check_chunk).
-        restrict = {"workers": self.admission.admitted, "allow_other_workers": False} if self.admission.refused else {}
-        return self.client.submit(remote.check_chunk, family.id, expected, payload, pure=False, retries=RETRIES,
-                                  **restrict)
+        # task also checks its worker against what was admitted (remote._admitted).
+        return {"workers": self.admission.admitted, "allow_other_workers": False} if self.admission.refused else {}
 
     def alive(self) -> bool:
         return self.client.status == "running"
@@ -212,18 +239,37 @@ class ClusterSession:
         self._processing = {k for keys in processing.values() for k in keys}
         self.status.workers = len(processing)
 
-    def refresh(self, pending: dict[str, int], done: int) -> ClusterStatus:
-        """Counts for the progress bar (`pending`: key of each chunk in flight -> its answers), from the
-        last poll: no call to the scheduler."""
+    def refresh(self, pending: dict[str, int], answers_done: int, tasks_done: int) -> ClusterStatus:
+        """Counts for the progress displays (`pending`: key of each task in flight -> its answers), from
+        the last poll: no call to the scheduler."""
         processing = getattr(self, "_processing", set())
-        self.status.done = done
-        self.status.running = sum(n for key, n in pending.items() if key in processing)
-        self.status.queued = sum(pending.values()) - self.status.running
+        self.status.done = tasks_done
+        self.status.answers = answers_done
+        self.status.running = sum(1 for key in pending if key in processing)
+        self.status.queued = len(pending) - self.status.running
         if not self.alive():
             self.status.workers = 0
         return self.status
 
+    def record_progress(self, dispatcher: Any, final: bool = False) -> None:
+        """The cluster's counts into the run's progress row (the TUI's Runs screen reads it), at most
+        once a second, when this session serves a run (`progress_to`)."""
+        if self._progress is None:
+            return
+        now = time.monotonic()
+        if not final and now - self._progress_at < PROGRESS_EVERY_S:
+            return
+        self._progress_at = now
+        self._progress.write(dispatcher.status())
+
+    def progress_to(self, db: Any, run_id: str) -> None:
+        from core.cluster.progress import ProgressWriter
+
+        self._progress = ProgressWriter(db, run_id)
+
     def close(self) -> None:
+        if getattr(self, "_progress", None) is not None:
+            self._progress.close()
         client = getattr(self, "client", None)
         if client is not None:
             try:

@@ -628,8 +628,13 @@ class InstanceScreen(SembenchScreen):
 
         def check(solver_spec: str, result: SolveResult, prompt: dict[str, Any],
                   started: str) -> tuple[AttemptRecord, Trace | None]:
+            checked = None
+            if result.error is None:  # a slow family's check on the cluster the settings name, if any
+                from core.cluster.workbench import check_on_cluster
+
+                checked = check_on_cluster(family, instance, result.response)
             record = record_from(family, instance, solver_spec, result, prompt=prompt, snapshot=self.snapshot,
-                                 source="tui", human_time_s=human_time_s, started=started)
+                                 source="tui", human_time_s=human_time_s, started=started, checked=checked)
             if options:  # kept with the attempt so a re-ask (History, R) asks with the same options
                 record.usage = {**record.usage, "options": dict(options)}
             trace = None

@@ -113,12 +113,14 @@ class RunsScreen(SembenchScreen):
         self._report_inflight: str | None = None
         self._report_started: dict[str, float] = {}
         self.resuming: set[str] = set()  # runs resumed from here, still running in a worker
+        self.cluster: dict[str, dict[str, Any]] = {}  # running run id -> its cluster's counts (core.cluster.progress)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("reading the runs…", style="dim"), id="runs-info")
         yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="run-resume")
+        yield Static("", id="run-cluster")
         yield Static("", id="run-report-status")
         with VerticalScroll(id="run-report"):
             yield Static(Text("Select a run to see its metrics.", style="dim"), id="run-metrics")
@@ -219,6 +221,8 @@ class RunsScreen(SembenchScreen):
         self._fill_table()
         self._show_info()
         self._show_resume()
+        self.cluster = poll.cluster
+        self._show_cluster()
         if self.selected is not None:
             run = self.run(self.selected)
             if run is not None and run["done"] != self._shown_done.get(self.selected):
@@ -280,6 +284,7 @@ class RunsScreen(SembenchScreen):
             return
         self.selected = run_id
         self._show_resume()
+        self._show_cluster()
         cached = self._reports.get(run_id)
         if cached is not None:
             self._render_report(cached)
@@ -387,6 +392,13 @@ class RunsScreen(SembenchScreen):
             view.update(text)
         else:
             view.update("")
+
+    def _show_cluster(self) -> None:
+        """The selected live run's cluster: tasks queued, running and done, workers alive."""
+        from core.cluster.progress import progress_line
+
+        progress = self.cluster.get(self.selected) if self.selected else None
+        self.query_one("#run-cluster", Static).update(Text(progress_line(progress), style="cyan") if progress else "")
 
     def action_resume(self) -> None:
         run = self.run(self.selected) if self.selected else None

@@ -23,6 +23,7 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import Any
 
 from core.families.specs import inputs as inputs_mod
@@ -158,8 +159,11 @@ def sample(live: list[int], limit: int) -> list[int]:
     return [live[int(k * step)] for k in range(limit)]
 
 
-def completeness(instance: SpecsInstance, annotated: str, limit: int | None = None,
-                 options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+def completeness_plan(instance: SpecsInstance, annotated: str,
+                      limit: int | None = None) -> tuple[dict[str, Any], list[str]]:
+    """What completeness needs: (the plan, the annotated mutants to run WP on). With nothing to run the
+    plan is already the final result (no CR). Split from `completeness` so that a cluster can run each
+    mutant as a task of its own (core.cluster) and combine them with `completeness_from`."""
     found, live = live_mutants(instance)
     chosen = sample(live, limit or max_mutants())
     located = transfer(found, annotated, instance.function)
@@ -167,16 +171,29 @@ def completeness(instance: SpecsInstance, annotated: str, limit: int | None = No
         # the rows left out are counted (the summary reports them), never silently dropped
         return {"cr": None, "mutants": len(found), "nonequivalent": len(live), "evaluated": 0,
                 "left_out": len(chosen) if located is None else 0,
-                "note": "no non-equivalent mutants" if located is not None else "mutants could not be located"}
-    texts = [apply(annotated, located[o]) for o in chosen]
-    results = list(_POOL.map(lambda t: wp(t, options), texts))
+                "note": "no non-equivalent mutants" if located is not None else "mutants could not be located"}, []
+    plan = {"chosen": chosen, "described": [found[o].describe() for o in chosen], "mutants": len(found),
+            "nonequivalent": len(live)}
+    return plan, [apply(annotated, located[o]) for o in chosen]
+
+
+def completeness_from(plan: dict[str, Any], outcomes: Sequence[str]) -> dict[str, Any]:
+    """The completeness result from its plan and the WP outcome of each of its mutants (in order)."""
+    if "chosen" not in plan:
+        return plan
     rows = []
-    for o, res in zip(chosen, results, strict=True):
-        killed = res.outcome != "proved"
-        rows.append({"ordinal": o, "mutant": found[o].describe(), "killed": killed, "outcome": res.outcome})
+    for o, described, outcome in zip(plan["chosen"], plan["described"], outcomes, strict=True):
+        rows.append({"ordinal": o, "mutant": described, "killed": outcome != "proved", "outcome": outcome})
     killed = sum(r["killed"] for r in rows)
-    return {"cr": killed / len(rows), "killed": killed, "evaluated": len(rows), "mutants": len(found),
-            "nonequivalent": len(live), "rows": rows}
+    return {"cr": killed / len(rows), "killed": killed, "evaluated": len(rows), "mutants": plan["mutants"],
+            "nonequivalent": plan["nonequivalent"], "rows": rows}
+
+
+def completeness(instance: SpecsInstance, annotated: str, limit: int | None = None,
+                 options: WpOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+    plan, texts = completeness_plan(instance, annotated, limit)
+    results = list(_POOL.map(lambda t: wp(t, options), texts))
+    return completeness_from(plan, [r.outcome for r in results])
 
 
 # ---- the verdict ----------------------------------------------------------------------------------
@@ -275,22 +292,7 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
     details: dict[str, Any] = {**info, "proved": proved, "total_goals": len(goals)}
     if outcome == "success":
         rows.append(DiffRow(label="goals", expected="all proved", got=f"{proved}/{len(goals)} proved", ok=True))
-        run_cr = bool(with_completeness)
-        if run_cr:
-            comp = completeness(instance, annotated)
-            details["completeness"] = comp
-            if comp.get("left_out"):
-                rows.append(DiffRow(label="completeness", expected="the task's mutants located in the reply",
-                                    got=f"{comp['left_out']} mutants could not be located: no CR", ok=False,
-                                    note="counted in the summary as cr_left_out"))
-            if comp.get("cr") is not None:
-                rows.append(DiffRow(label="completeness", expected="every non-equivalent mutant rejected",
-                                    got=f"{comp['killed']}/{comp['evaluated']} mutants rejected (CR {comp['cr']:.2f})",
-                                    ok=comp["killed"] == comp["evaluated"],
-                                    note="; ".join(r["mutant"] for r in comp["rows"] if not r["killed"])[:500]))
         explanation = f"Success: all {len(goals)} goals proved."
-        if details.get("completeness", {}).get("cr") is not None:
-            explanation += f" Completeness {details['completeness']['cr']:.2f}."
     elif outcome == "failure":
         if cex:
             explanation = (f"Failure ({info['category']}): the input {cex['input']} satisfies the precondition but "
@@ -312,8 +314,74 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
     if not rows:
         rows.append(DiffRow(label="verification", expected="success", got=outcome, ok=outcome == "success"))
     success = outcome == "success"
-    return Verdict(correct=success, score=1.0 if success else 0.0, status=outcome, expected=instance.reference(),
-                   got=annotated, diff=rows, explanation=explanation, details=details)
+    verdict = Verdict(correct=success, score=1.0 if success else 0.0, status=outcome, expected=instance.reference(),
+                      got=annotated, diff=rows, explanation=explanation, details=details)
+    if success and with_completeness:
+        verdict = add_completeness(verdict, completeness(instance, annotated))
+    return verdict
+
+
+def add_completeness(verdict: Verdict, comp: dict[str, Any]) -> Verdict:
+    """A verified contract's verdict with its completeness result added (rows, explanation, details)."""
+    rows = list(verdict.diff)
+    if comp.get("left_out"):
+        rows.append(DiffRow(label="completeness", expected="the task's mutants located in the reply",
+                            got=f"{comp['left_out']} mutants could not be located: no CR", ok=False,
+                            note="counted in the summary as cr_left_out"))
+    explanation = verdict.explanation
+    if comp.get("cr") is not None:
+        rows.append(DiffRow(label="completeness", expected="every non-equivalent mutant rejected",
+                            got=f"{comp['killed']}/{comp['evaluated']} mutants rejected (CR {comp['cr']:.2f})",
+                            ok=comp["killed"] == comp["evaluated"],
+                            note="; ".join(r["mutant"] for r in comp["rows"] if not r["killed"])[:500]))
+        explanation += f" Completeness {comp['cr']:.2f}."
+    return verdict.model_copy(update={"diff": rows, "explanation": explanation,
+                                      "details": {**verdict.details, "completeness": comp}})
+
+
+# ---- completeness as separate tasks (core.cluster) ----------------------------------------------------
+_DEFERRED: ContextVar[bool] = ContextVar("specs_completeness_deferred", default=False)
+
+
+def check_parts(items: Sequence[tuple[SpecsInstance, str]]) -> list[tuple[Answer, Verdict, dict[str, Any] | None,
+                                                                           list[str]]]:
+    """`check_many` without running the mutants: each answer with (its verdict so far, the completeness
+    plan, the annotated mutants each to be run by `run_part`). An answer that needs no WP run for its
+    completeness (none, or no mutant) comes back finished, with no parts. The cluster sends each part as a
+    task of its own and finishes the verdict with `finish_parts`: the verdict is the one `check_many`
+    gives."""
+    from core.extraction import extract
+    from core.family import get_family
+    from core.groundtruth import checking_ground_truth
+
+    fam = get_family("specs")
+    answers = [extract(fam, response, instance) for instance, response in items]
+    token = _DEFERRED.set(True)
+    try:
+        verdicts = verify_many([(instance, answer) for (instance, _), answer in zip(items, answers, strict=True)])
+    finally:
+        _DEFERRED.reset(token)
+    cr = completeness_enabled() and not checking_ground_truth()
+    out: list[tuple[Answer, Verdict, dict[str, Any] | None, list[str]]] = []
+    for (instance, _), answer, verdict in zip(items, answers, verdicts, strict=True):
+        if not cr or verdict.status != "success":
+            out.append((answer, verdict, None, []))
+            continue
+        plan, texts = completeness_plan(instance, answer.value["annotated"])
+        if not texts:
+            out.append((answer, add_completeness(verdict, plan), None, []))
+        else:
+            out.append((answer, verdict, plan, texts))
+    return out
+
+
+def run_part(text: str) -> str:
+    """One mutant of a completeness plan: WP's outcome on it."""
+    return wp(text).outcome
+
+
+def finish_parts(instance: SpecsInstance, verdict: Verdict, plan: dict[str, Any], outcomes: Sequence[str]) -> Verdict:
+    return add_completeness(verdict, completeness_from(plan, outcomes))
 
 
 def verify_many(items: Sequence[tuple[SpecsInstance, Answer]]) -> list[Verdict]:
@@ -322,7 +390,8 @@ def verify_many(items: Sequence[tuple[SpecsInstance, Answer]]) -> list[Verdict]:
 
     cast = [(i if isinstance(i, SpecsInstance) else SpecsInstance.model_validate(i.model_dump()), a) for i, a in items]
     # an import's check of references asks only whether each verifies: no completeness (8 WP runs each)
-    cr = completeness_enabled() and not checking_ground_truth()
+    # (read here, in the caller's thread: the pool's threads do not see its context)
+    cr = completeness_enabled() and not checking_ground_truth() and not _DEFERRED.get()
     ex = ThreadPoolExecutor(max_workers=max(1, 2 * workers()), thread_name_prefix="specs-verify")
     try:
         return list(ex.map(lambda item: verify(item[0], item[1], with_completeness=cr), cast))

@@ -1,0 +1,41 @@
+"""specs completeness on a real LocalCluster (127.0.0.1): each mutant's WP run is a task of its own, and
+the verdicts combined on the driver are those of the in-process check (completeness included)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.family import get_family
+
+
+def _fenced(text: str) -> str:
+    return f"Here is the annotated program.\n```c\n{text.rstrip()}\n```\n"
+
+
+@pytest.mark.framac
+def test_completeness_mutants_are_tasks_of_their_own_with_in_process_verdicts() -> None:
+    from core.cluster.checks import check_all
+    from core.cluster.session import ClusterSession
+    from core.families.specs.generator import generate_one
+    from core.tools import configure
+
+    fam = get_family("specs")
+    inst = generate_one({"variants": "base", "programs": "max_of_two"}, 0, 0)
+    weak = inst.reference().replace("    ensures \\result == a || \\result == b;\n", "")
+    assert weak != inst.reference()
+    pairs = [(inst, _fenced(inst.reference())), (inst, _fenced(weak))]
+    configure(None)  # the in-process verdicts: this process's own cache, in memory
+    local = fam.check_many(pairs)
+    comps = [v.details.get("completeness") for _, v in local]
+    assert all(c and c.get("evaluated") for c in comps), comps  # both verify and have mutants to run
+
+    with ClusterSession(workers=2) as session:
+        remote = check_all(session, fam, pairs, None)  # workers with empty caches: every tool run again
+        tasks = session.dispatcher.tasks_done
+    # one chunk, then one task per mutant of each answer
+    assert tasks == 1 + sum(c["evaluated"] for c in comps)
+    for (la, lv), (ra, rv) in zip(local, remote, strict=True):
+        assert ra == la
+        assert (rv.status, rv.correct, rv.score, rv.explanation) == (lv.status, lv.correct, lv.score, lv.explanation)
+        assert rv.details["completeness"] == lv.details["completeness"]
+        assert [(d.label, d.got, d.ok, d.note) for d in rv.diff] == [(d.label, d.got, d.ok, d.note) for d in lv.diff]
