@@ -143,8 +143,11 @@ def _header(text: str) -> Goal:
                 status="failed", category=category)
 
 
-def parse_goals(stdout: str) -> list[Goal]:
-    """Every goal of WP's `-wp-print` section, each with the best answer any prover gave."""
+def parse_goals(stdout: str, timeout_s: float | None = None) -> list[Goal]:
+    """Every goal of WP's `-wp-print` section, each with the best answer any prover gave. With
+    `timeout_s` (the per-goal limit), a prover that gave up (`Unknown`) at 90% of the limit or later is
+    a time-out: on a loaded machine CVC4's own limit can fire just before Why3's, and it then answers
+    Unknown where an idle machine says Timeout (the paper counts time-outs as unknown, give-ups as failures)."""
     goals: list[Goal] = []
     current: Goal | None = None
     current_rank = 99
@@ -175,6 +178,9 @@ def parse_goals(stdout: str) -> list[Goal]:
         if prover is not None:
             status = prover.group("status").lower()
             status = status if status in _RANK else "failed"
+            spent = _seconds(prover.group("rest"))
+            if status == "unknown" and timeout_s and spent is not None and spent >= 0.9 * timeout_s:
+                status = "timeout"
             rank = _RANK[status]
             if not current.prover or rank < current_rank:
                 current.status = status  # type: ignore[assignment]
@@ -246,14 +252,14 @@ def run_wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
     result = run(FRAMAC, [*options.args(), FILE], files={FILE: annotated, "why3.conf": conf},
                  env={"WHY3CONFIG": "why3.conf"}, timeout_s=options.budget_s, memory_mb=6144)
     return interpret(result.stdout, result.stderr, result.rc, timed_out=result.timed_out,
-                     elapsed_s=result.elapsed_s, cached=result.cached)
+                     elapsed_s=result.elapsed_s, cached=result.cached, goal_timeout_s=options.timeout_s)
 
 
 def interpret(stdout: str, stderr: str, rc: int | None, *, timed_out: bool = False, elapsed_s: float = 0.0,
-              cached: bool = False) -> WpResult:
+              cached: bool = False, goal_timeout_s: float | None = None) -> WpResult:
     """The outcome of one WP run from its output; the goals read must be the ones WP counted."""
     log = stdout + ("\n" + stderr if stderr else "")
-    goals = parse_goals(stdout)
+    goals = parse_goals(stdout, goal_timeout_s)
     if timed_out:
         return WpResult(outcome="timeout", goals=goals, elapsed_s=elapsed_s, cached=cached, log=log[-4000:])
     aborted = "Frama-C aborted" in log or "User Error" in log or rc not in (0, None)

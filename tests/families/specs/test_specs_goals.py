@@ -149,3 +149,19 @@ def test_paper_style_prompt_has_none_of_the_projects_additions():
     assert inst.code.rstrip() in text and "Please generate ACSL specifications" in text
     zero = "\n".join(m["content"] for m in fam.prompt(inst, "zero-shot").messages)
     assert "### DESCRIPTION" in zero and inst.description in zero
+
+
+def test_a_give_up_at_the_time_limit_is_a_time_out():
+    """On a loaded machine CVC4's own limit can fire just before Why3's and it answers Unknown at 5 s
+    where an idle machine prints Timeout: that is a time-out (unknown), not a give-up (failure)."""
+    from core.families.specs.wp import parse_goals
+
+    def printed(cvc4: str) -> str:
+        return ("Goal Post-condition (file program.c, line 3) in 'f4':\n"
+                "Prove: (c * c * c * c) != ((a * a * a * a) + (b * b * b * b)).\n"
+                "Prover Z3 4.8.12 returns Failed\nUnknown error\n"
+                f"Prover CVC4 1.8 returns {cvc4}\n\n")
+
+    assert parse_goals(printed("Timeout (Qed:4ms) (5s)"), 5)[0].status == "timeout"
+    assert parse_goals(printed("Unknown (Qed:4ms) (4.9s)"), 5)[0].status == "timeout"
+    assert parse_goals(printed("Unknown (Qed:4ms) (120ms)"), 5)[0].status == "unknown"
