@@ -88,3 +88,19 @@ def test_middle_cut_keeps_the_end() -> None:
     assert middle_cut("formalbench-c-diverse", 16) == "formalb…-diverse"
     assert middle_cut("short", 16) == "short"
     assert len(middle_cut("x" * 40, 16)) == 16
+
+
+async def test_the_search_box_is_never_a_few_characters_wide(tmp_path: Path, cascade_instances,
+                                                          membership_instances, monkeypatch) -> None:
+    """At 100-115 columns the wide layout left the search box 5-10 characters ("searc" at 100): at
+    every width from 80 to 140 it shows at least 20."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    snapshots = tmp_path / "snapshots.db"
+    small_snapshots(snapshots, cascade_instances, membership_instances)
+    app = SembenchApp(db=tmp_path / "log.db", snapshots=snapshots, fresh=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for width in (80, 99, 100, 104, 115, 116, 120, 140):
+            await pilot.resize_terminal(width, 24)
+            await settle(pilot)
+            search = app.screen.query_one("#search", Input)
+            assert search.content_region.width >= 20, (width, search.content_region.width)

@@ -51,8 +51,9 @@ from tui.widgets.table import RowTable, VirtualTable
 # (the two menus go below it, without borders), and the snapshot list drops its `n` column and cuts long
 # names to NARROW_NAME characters in the middle (variants differ at the end: `formalb…-diverse`,
 # `formalb…iverse-n`; the whole name is in the line above the instances) so that the family column stays
-# whole.
-NARROW = 100
+# whole. 116, not 100: between 100 and 115 columns the wide layout left the search box 5-10 characters
+# ("searc" at 100), too few to see a query.
+NARROW = 116
 NARROW_NAME = 16
 FAMILY_WIDTH = 10  # the longest family id (membership)
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
