@@ -27,7 +27,7 @@ from core.trace import Trace
 from tui.data import AttemptView
 from tui.families import view_for
 from tui.screens.base import SembenchScreen
-from tui.widgets.steppers import StepperView
+from tui.widgets.steppers import STEP_BINDINGS, StepperView
 
 
 def plain(renderable: RenderableType, width: int = 100) -> str:
@@ -106,12 +106,7 @@ class CompareScreen(SembenchScreen):
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("n", "step('next')", "Next"),
-        Binding("p", "step('previous')", "Prev"),
-        Binding("right", "step('next')", "Next", show=False),
-        Binding("left", "step('previous')", "Prev", show=False),
-        Binding("g", "step('first')", "First"),
-        Binding("G", "step('last')", "Last"),
+        *STEP_BINDINGS,
     ]
 
     def __init__(self, family: Family, instance: Instance, a: AttemptView, b: AttemptView) -> None:

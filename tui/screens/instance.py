@@ -51,7 +51,7 @@ from tui.widgets.solve import (
     SolvePhase,
     SolveRequest,
 )
-from tui.widgets.steppers import StepperView
+from tui.widgets.steppers import STEP_BINDINGS, StepperView
 from tui.widgets.table import RowTable
 
 TABS = ("problem", "step", "solve", "verdict", "history")
@@ -101,12 +101,7 @@ class InstanceScreen(SembenchScreen):
         Binding("3", "show_tab('solve')", "Solve", group=TABS_GROUP),
         Binding("4", "show_tab('verdict')", "Verdict", group=TABS_GROUP),
         Binding("5", "show_tab('history')", "History", group=TABS_GROUP),
-        Binding("n", "step('next')", "Next"),
-        Binding("p", "step('previous')", "Prev"),
-        Binding("right", "step('next')", "Next", show=False),
-        Binding("left", "step('previous')", "Prev", show=False),
-        Binding("g", "step('first')", "First"),
-        Binding("G", "step('last')", "Last"),
+        *STEP_BINDINGS,
         Binding("space", "step('play')", "Play/pause"),
         Binding("space", "mark_attempt", "Mark"),  # History tab (check_action picks one of the two)
         Binding("c", "compare", "Compare"),

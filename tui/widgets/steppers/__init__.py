@@ -3,7 +3,7 @@ its `tui/families/<id>.py` names its own (see `tui.families.view_for`)."""
 
 from __future__ import annotations
 
-from tui.widgets.steppers.base import StepperView
+from tui.widgets.steppers.base import STEP_BINDINGS, StepperView
 from tui.widgets.steppers.source import SourceStepper
 
-__all__ = ["SourceStepper", "StepperView"]
+__all__ = ["STEP_BINDINGS", "SourceStepper", "StepperView"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.reactive import reactive
@@ -23,6 +24,17 @@ if TYPE_CHECKING:
 PLAY_INTERVAL_S = 0.6
 ACTIVE_MARK = "▶"  # family views start the active step's row with it (the scroll follows that row)
 CONTEXT_BELOW = 4  # rows kept in sight under the active one
+
+
+# The keys that move a stepper, for the screens that show one (the instance's Step tab, the comparison).
+STEP_BINDINGS = [
+    Binding("n", "step('next')", "Next"),
+    Binding("p", "step('previous')", "Prev"),
+    Binding("right", "step('next')", "Next", show=False),
+    Binding("left", "step('previous')", "Prev", show=False),
+    Binding("g", "step('first')", "First"),
+    Binding("G", "step('last')", "Last"),
+]
 
 
 class StepperView(Widget, can_focus=True):
