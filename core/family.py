@@ -173,6 +173,10 @@ class Family:
     prompt_styles: ClassVar[tuple[str, ...]] = ("chat",)
     # External tools (core.tools.Tool) the verifier needs; `sembench families` says if they are there.
     requires: ClassVar[tuple[Tool, ...]] = ()
+    # Checks are in-process and cheap (tens of µs): a model run checks each answer on the event loop,
+    # as it arrives, even when the family overrides check_many (then only a faster loop, for chunks of
+    # local attempts). Batches sent to a thread would cost more than the checks (core.runner.verifying).
+    inline_checks: ClassVar[bool] = False
     # How a person writes an answer in the human editor: its syntax and what the editor starts with
     # (the format; `answer_template_for` may fill in what the problem itself shows, never the answer).
     answer_language: ClassVar[str] = "text"

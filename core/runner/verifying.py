@@ -6,7 +6,8 @@ with its own concurrency limit, separate from the HTTP one. A family that overri
 `check_many`) gets its answers in batches, so one tool start serves many answers.
 
 Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
-and the GIL hand-offs it causes cost more than such a check. "Slow" is a moving average of the checks'
+and the GIL hand-offs it causes cost more than such a check. The first check, which pays for the
+family's imports and caches, runs in a thread and is not timed. "Slow" is a moving average of the checks'
 wall time (each new check weighs half) above SLOW_S: one check that takes 3x SLOW_S is enough, while a
 cheap check that the OS preempted once on a busy machine is not (it would send every later check to a
 thread). Only the monotonic clock is read: thread CPU clocks and getrusage are system calls, which on
@@ -71,9 +72,14 @@ class Verifier(Batcher):
                  batch_wait_s: float = 0.02) -> None:
         self.family = family
         self.concurrency = max(1, concurrency or (os.cpu_count() or 2))
-        self.batched = overrides(family, "verify_many") or overrides(family, "check_many")
+        # A family's own check_many or verify_many is worth a batch (one tool start for many answers),
+        # unless the family says its checks are cheap (inline_checks): a batch waits up to batch_wait_s
+        # and hops to a thread, which at hundreds of requests in flight cost more than the checks.
+        self.batched = not getattr(family, "inline_checks", False) and (
+            overrides(family, "verify_many") or overrides(family, "check_many"))
         self.threaded = bool(family.requires) or self.batched
         self._mean_s = 0.0  # moving average of inline checks' wall time
+        self._warm = False  # the first check has run (see check)
         self.batch_size = max(1, batch_size)
         self.batch_wait_s = batch_wait_s
         self._executor: ThreadPoolExecutor | None = None
@@ -89,6 +95,15 @@ class Verifier(Batcher):
         """Extract and verify one response, wherever that is cheapest for this family."""
         if self.batched:
             return await self._enqueue(instance, response)
+        if not self.threaded and not self._warm:
+            # The first check (and any that arrive while it runs) goes to a thread: it imports the
+            # family's checking modules and fills its caches, which is not what a check costs. Timed on
+            # the loop, that one check would count as slow and send every later check to a thread.
+            try:
+                return await asyncio.get_running_loop().run_in_executor(
+                    self._pool(), self.family.check, instance, response)
+            finally:
+                self._warm = True
         if not self.threaded:
             start = time.perf_counter()
             try:

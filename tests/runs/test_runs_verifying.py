@@ -7,6 +7,9 @@ import threading
 import time
 from collections.abc import Sequence
 
+import pytest
+from runs_support import real_family
+
 from core.family import Family, get_family
 from core.instance import Instance
 from core.runner.verifying import Verifier, overrides
@@ -43,6 +46,8 @@ async def test_cheap_checks_run_inline_until_one_is_slow() -> None:
     verifier = Verifier(family)
     here = threading.get_ident()
     try:
+        _, first = await verifier.check(INSTANCE, "warm")  # the first check warms up, in a thread
+        assert first.details["thread"] != here and not verifier.threaded
         _, fast = await verifier.check(INSTANCE, "a")
         assert fast.details["thread"] == here and not verifier.threaded
         family.delay = Verifier.SLOW_S * 3
@@ -98,3 +103,76 @@ async def test_hooked_verify_many_counts_as_an_override() -> None:
     toy = get_family("toysum")
     assert not overrides(toy, "verify_many")  # the toy family verifies one at a time
     assert overrides(toy, "verify")
+
+
+class SlowFirst(ThreadNoting):
+    """A family whose first check is slow (it imports its modules, fills caches), the others cheap."""
+
+    id = "slow-first"
+    checked = 0
+
+    def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
+        self.checked += 1
+        self.delay = Verifier.SLOW_S * 3 if self.checked == 1 else 0.0
+        return super().check(instance, response)
+
+
+async def test_a_slow_first_check_does_not_send_every_check_to_a_thread() -> None:
+    """The first check pays for imports and caches: it runs in a thread, untimed, and the cheap checks
+    after it run inline (before, it was timed on the loop and every later check went to a thread)."""
+    family = SlowFirst()
+    verifier = Verifier(family)
+    here = threading.get_ident()
+    try:
+        _, first = await verifier.check(INSTANCE, "a")
+        assert first.details["thread"] != here
+        later = [v for _, v in await asyncio.gather(*(verifier.check(INSTANCE, str(i)) for i in range(5)))]
+    finally:
+        verifier.close()
+    assert not verifier.threaded
+    assert all(v.details["thread"] == here for v in later)
+
+
+class InlineBatching(Batching):
+    id = "inline-batching"
+    inline_checks = True
+
+
+async def test_inline_checks_are_not_batched_even_with_check_many() -> None:
+    """A family with cheap checks (inline_checks, as cascade) whose check_many is only a faster loop:
+    each answer is checked as it arrives, on the loop, never held for a batch."""
+    family = InlineBatching()
+    family.batches = []
+    verifier = Verifier(family, batch_size=5, batch_wait_s=0.05)
+    here = threading.get_ident()
+    try:
+        await verifier.check(INSTANCE, "warm")
+        results = await asyncio.gather(*(verifier.check(INSTANCE, str(i)) for i in range(12)))
+    finally:
+        verifier.close()
+    assert [a.value for a, _ in results] == [str(i) for i in range(12)]
+    assert family.batches == [] and not verifier.batched and not verifier.threaded
+    assert all(v.details["thread"] == here for _, v in results)
+
+
+async def test_cascade_answers_are_checked_inline_with_the_same_verdicts() -> None:
+    """cascade says its checks are cheap: a run checks its answers on the loop, and the verdicts are
+    the family's own (check and check_many alike)."""
+    family = real_family()
+    if family is None or family.id != "cascade":
+        pytest.skip("cascade cannot generate here")
+    assert family.inline_checks
+    params = family.resolve_params(sorted(family.presets())[0])
+    instances = [family.generate_one(params, 0, i) for i in range(4)]
+    replies = [family.oracle_response(i) for i in instances] + ["no idea"] * 4
+    pairs = list(zip(instances * 2, replies, strict=True))
+    verifier = Verifier(family)
+    try:
+        checked = [await verifier.check(i, r) for i, r in pairs]
+    finally:
+        verifier.close()
+    assert not verifier.batched and not verifier.threaded
+    expected = family.check_many(pairs)
+    assert [(a.model_dump(), v.model_dump()) for a, v in checked] == \
+        [(a.model_dump(), v.model_dump()) for a, v in expected]
+    assert [v.correct for _, v in checked] == [True] * 4 + [False] * 4

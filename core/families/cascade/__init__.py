@@ -32,6 +32,7 @@ class CascadeFamily(Family):
     answer_language = "python"
     answer_template = '```python\ns = s.replace("", "")\n```'
     answer_placeholder = ""
+    inline_checks = True  # ~60 µs a check: on the loop, not in batches sent to a thread
 
     presets = hook(".presets:PRESETS")
     generate_one = hook(".generator:generate_one")
