@@ -38,7 +38,6 @@ from core.runner.stop import RunAborted, StopRule, stop_on_signals
 from core.runner.verifying import Verifier
 from core.solvers import LocalSolver, Solver, SolveResult, is_model_spec, make_solver
 from core.store import LogStore, Workspace, now_iso
-from core.store.log import attempt_columns
 from core.store.writer import AttemptWriter
 from core.trace import Prompt
 
@@ -167,9 +166,9 @@ async def execute(
                     text = prompt_json[instance.id] = canonical_json(storable(record.prompt))
                 key = id(record)
                 records[key] = record
-                # row(): the stored copy made safe (surrogates, 64-bit integers) and keys redacted, as on
-                # every other path that records an attempt
-                previous = writer.write(attempt_columns(record.row(exclude={"prompt"}), text))
+                # the stored copy made safe (surrogates, 64-bit integers) and keys redacted, as on every
+                # other path that records an attempt (row() then attempt_columns(), in one pass)
+                previous = writer.write(record.columns(text))
                 previous.add_done_callback(functools.partial(acknowledge, record, key))
                 if record.error is not None:
                     await previous  # the stop rule judges failures before the next request is sent

@@ -91,6 +91,22 @@ def test_stored_columns_are_safe_whatever_the_record_holds(known_key, record: At
         assert columns["prompt"] == prompt_json
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(record=records(), shared_prompt=st.booleans())
+def test_one_pass_columns_equal_row_then_attempt_columns(known_key, record: AttemptRecord,
+                                                         shared_prompt: bool) -> None:
+    """AttemptRecord.columns (the runner's one pass) stores exactly what row() then attempt_columns()
+    store, column for column and in the same order, with and without a known secret."""
+    prompt_json = '{"messages":[]}' if shared_prompt else None
+    expected = attempt_columns(record.row(exclude={"prompt"} if shared_prompt else None), prompt_json)
+    got = record.columns(prompt_json)
+    if not record.started:  # both fill an empty start with the time of writing
+        assert got["started"] and expected["started"]
+        got["started"] = expected["started"]
+    assert list(got.items()) == list(expected.items())
+    assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+
+
 def test_a_lone_surrogate_in_a_key_is_stored_as_the_replacement_character() -> None:
     """pydantic cannot write a lone surrogate in a dict key as JSON; the stored copy replaces it by one
     U+FFFD instead of failing the attempt (and with it a run)."""
