@@ -159,9 +159,12 @@ class HttpProvider(Provider):
             semaphore, url = wires[replica.base_url]
             try:
                 async with asyncio.timeout_at(deadline):
-                    with replicas.holding(replica):
+                    replica.in_flight += 1  # as replicas.holding(replica), without a generator per request
+                    try:
                         async with semaphore:
                             text, reasoning, meta = await self._attempt(url, body, stream, on_delta, streamed)
+                    finally:
+                        replica.in_flight -= 1
                 break
             except _CallbackError as exc:
                 raise exc.original from None
@@ -288,7 +291,12 @@ class HttpProvider(Provider):
                 else:
                     # Non-streaming, or a server that ignored "stream": true and sent one JSON body.
                     data = await self._read_body(resp, self.endpoint.max_response_bytes)
-                    meta = await self._guard(self._parse_whole(data, asm))
+                    try:  # as _guard, without a coroutine per reply: parsing a whole body never waits
+                        meta = self._parse_whole(data, asm)
+                    except (Failure, _CallbackError, aiohttp.ClientError):
+                        raise
+                    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+                        raise malformed(f"unexpected response shape: {type(exc).__name__}: {exc}") from None
         except (Failure, _CallbackError):
             raise
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:  # read/connect timeout (the deadline
@@ -308,7 +316,7 @@ class HttpProvider(Provider):
         text, reasoning = asm.finish()
         return text, reasoning, meta
 
-    async def _parse_whole(self, body: bytes, asm: ReplyAssembler) -> ReplyMeta:
+    def _parse_whole(self, body: bytes, asm: ReplyAssembler) -> ReplyMeta:
         try:
             data = json.loads(body)
         except ValueError:
@@ -353,6 +361,14 @@ class HttpProvider(Provider):
     # -- reading ---------------------------------------------------------------------------------
     @staticmethod
     async def _read_body(resp: aiohttp.ClientResponse, limit: int, truncate: bool = False) -> bytes:
+        headers = resp.headers
+        length = resp.content_length
+        if (length is not None and length <= limit and "Transfer-Encoding" not in headers
+                and "Content-Encoding" not in headers):
+            # The server said how long the body is, aiohttp reads no more than that, and nothing is
+            # decompressed (which could make it larger): read at once rather than chunk by chunk through
+            # an async iterator (a step of it per network read).
+            return await resp.read()
         chunks: list[bytes] = []
         size = 0
         async for chunk in resp.content.iter_any():
