@@ -8,9 +8,10 @@ with its own concurrency limit, separate from the HTTP one. A family that overri
 Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
 and the GIL hand-offs it causes cost more than such a check. The first check, which pays for the
 family's imports and caches, runs in a thread and is not timed. "Slow" is a moving average of the checks'
-wall time (each new check weighs half) above SLOW_S: one check that takes 3x SLOW_S is enough, while a
-cheap check that the OS preempted once on a busy machine is not (it would send every later check to a
-thread). Only the monotonic clock is read: thread CPU clocks and getrusage are system calls, which on
+wall time (each new check weighs a quarter) above SLOW_S: one check that takes 4x SLOW_S is enough, or a
+few slow ones in a row, while a cheap check that the OS preempted once on a busy machine is not (it would
+send every later check to a thread: at a load of 8 on 2 cores, one weighing half did so within
+seconds). Only the monotonic clock is read: thread CPU clocks and getrusage are system calls, which on
 this kind of VM cost more than a cheap check.
 """
 
@@ -67,6 +68,7 @@ class Batcher:
 
 class Verifier(Batcher):
     SLOW_S = 0.02
+    WEIGHT = 0.25  # of each new check in the moving average
 
     def __init__(self, family: Family, concurrency: int | None = None, batch_size: int = 16,
                  batch_wait_s: float = 0.02) -> None:
@@ -80,6 +82,7 @@ class Verifier(Batcher):
         self.threaded = bool(family.requires) or self.batched
         self._mean_s = 0.0  # moving average of inline checks' wall time
         self._warm = False  # the first check has run (see check)
+        self._in_threads = 0  # warm-up checks still running in threads
         self.batch_size = max(1, batch_size)
         self.batch_wait_s = batch_wait_s
         self._executor: ThreadPoolExecutor | None = None
@@ -99,18 +102,21 @@ class Verifier(Batcher):
             # The first check (and any that arrive while it runs) goes to a thread: it imports the
             # family's checking modules and fills its caches, which is not what a check costs. Timed on
             # the loop, that one check would count as slow and send every later check to a thread.
+            self._in_threads += 1
             try:
                 return await asyncio.get_running_loop().run_in_executor(
                     self._pool(), self.family.check, instance, response)
             finally:
                 self._warm = True
+                self._in_threads -= 1
         if not self.threaded:
             start = time.perf_counter()
             try:
                 return self.family.check(instance, response)
             finally:
-                self._mean_s = (self._mean_s + time.perf_counter() - start) / 2
-                self.threaded = self._mean_s > self.SLOW_S
+                if not self._in_threads:  # threads still checking would hold the GIL: not timed then
+                    self._mean_s += (time.perf_counter() - start - self._mean_s) * self.WEIGHT
+                    self.threaded = self._mean_s > self.SLOW_S
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
 

@@ -50,7 +50,7 @@ async def test_cheap_checks_run_inline_until_one_is_slow() -> None:
         assert first.details["thread"] != here and not verifier.threaded
         _, fast = await verifier.check(INSTANCE, "a")
         assert fast.details["thread"] == here and not verifier.threaded
-        family.delay = Verifier.SLOW_S * 3
+        family.delay = Verifier.SLOW_S * 5
         _, slow = await verifier.check(INSTANCE, "b")
         assert slow.details["thread"] == here and verifier.threaded
         family.delay = 0.0
@@ -103,6 +103,23 @@ async def test_hooked_verify_many_counts_as_an_override() -> None:
     toy = get_family("toysum")
     assert not overrides(toy, "verify_many")  # the toy family verifies one at a time
     assert overrides(toy, "verify")
+
+
+async def test_one_check_preempted_does_not_send_every_check_to_a_thread() -> None:
+    """A cheap check that the OS preempted (or that waited for the GIL) once, for 3x SLOW_S, is not a
+    slow family: the checks stay inline (before, one such check sent every later one to a thread)."""
+    family = ThreadNoting()
+    verifier = Verifier(family)
+    here = threading.get_ident()
+    try:
+        await verifier.check(INSTANCE, "warm")
+        family.delay = Verifier.SLOW_S * 3
+        await verifier.check(INSTANCE, "preempted")
+        family.delay = 0.0
+        _, after = await verifier.check(INSTANCE, "c")
+    finally:
+        verifier.close()
+    assert not verifier.threaded and after.details["thread"] == here
 
 
 class SlowFirst(ThreadNoting):
