@@ -5,9 +5,10 @@ stall every request in flight and every streamed token. `Verifier` checks respon
 with its own concurrency limit, separate from the HTTP one. A family that overrides `verify_many` (or
 `check_many`) gets its answers in batches, so one tool start serves many answers.
 
-Cheap in-process checks (cascade, membership) run inline until one of them turns out slow: a thread hop
-and the GIL hand-offs it causes cost more than such a check. The first check, which pays for the
-family's imports and caches, runs in a thread and is not timed. "Slow" is a moving average of the checks'
+Cheap in-process checks run inline: a thread hop and the GIL hand-offs it causes cost more than such a
+check. A family that says its checks are cheap and bounded (`inline_checks`, cascade) has them run on the
+loop, untimed; other in-process checks (membership) run inline until one of them turns out slow. The
+first check, which pays for the family's imports and caches, runs in a thread and is not timed. "Slow" is a moving average of the checks'
 wall time (each new check weighs a quarter) above SLOW_S: one check that takes 4x SLOW_S is enough, or a
 few slow ones in a row, while a cheap check that the OS preempted once on a busy machine is not (it would
 send every later check to a thread: at a load of 8 on 2 cores, one weighing half did so within
@@ -77,8 +78,8 @@ class Verifier(Batcher):
         # A family's own check_many or verify_many is worth a batch (one tool start for many answers),
         # unless the family says its checks are cheap (inline_checks): a batch waits up to batch_wait_s
         # and hops to a thread, which at hundreds of requests in flight cost more than the checks.
-        self.batched = not getattr(family, "inline_checks", False) and (
-            overrides(family, "verify_many") or overrides(family, "check_many"))
+        self.inline = bool(getattr(family, "inline_checks", False)) and not family.requires
+        self.batched = not self.inline and (overrides(family, "verify_many") or overrides(family, "check_many"))
         self.threaded = bool(family.requires) or self.batched
         self._mean_s = 0.0  # moving average of inline checks' wall time
         self._warm = False  # the first check has run (see check)
@@ -109,6 +110,8 @@ class Verifier(Batcher):
             finally:
                 self._warm = True
                 self._in_threads -= 1
+        if self.inline:
+            return self.family.check(instance, response)  # cheap by the family's word: not timed
         if not self.threaded:
             start = time.perf_counter()
             try:

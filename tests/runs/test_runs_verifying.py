@@ -172,6 +172,23 @@ async def test_inline_checks_are_not_batched_even_with_check_many() -> None:
     assert all(v.details["thread"] == here for _, v in results)
 
 
+async def test_inline_checks_stay_on_the_loop_whatever_a_check_took() -> None:
+    """inline_checks is the family's word that its checks are cheap and bounded: a check that took long
+    (a busy machine, the GIL held elsewhere) does not send the next ones to a thread."""
+    family = InlineBatching()
+    verifier = Verifier(family)
+    here = threading.get_ident()
+    try:
+        await verifier.check(INSTANCE, "warm")
+        family.delay = Verifier.SLOW_S * 5
+        await verifier.check(INSTANCE, "slow")
+        family.delay = 0.0
+        _, after = await verifier.check(INSTANCE, "c")
+    finally:
+        verifier.close()
+    assert after.details["thread"] == here and not verifier.threaded
+
+
 async def test_cascade_answers_are_checked_inline_with_the_same_verdicts() -> None:
     """cascade says its checks are cheap: a run checks its answers on the loop, and the verdicts are
     the family's own (check and check_many alike)."""
