@@ -20,7 +20,9 @@ Per contestant: `whole` = requests / command wall time / ideal (ideal = concurre
 divided by the time from the first arrival to the last of them answered (ideal: 10% x ideal / (latency
 x ceil(10% of requests / concurrency)) since a wave takes one latency); `phase` = requests / (first
 arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit; `cpu_s` = the
-command's own CPU (user + system), which on a busy machine decides its wall time. Not a pass/fail test.
+command's own CPU (user + system), which on a busy machine decides its wall time; `phase_cpu_ms` = its CPU
+during the request phase per request (sampled from /proc every 20 ms, 10 ms ticks: Linux only), what the
+requests themselves cost; `phase_vs_plain` = phase / the plain client's phase. Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -97,27 +100,59 @@ class Server:
         self.proc.wait(10)
 
 
+def cpu_samples(pid: int, out: list[tuple[float, float]], stop: threading.Event) -> None:
+    """(time, CPU seconds so far) of a running process every 20 ms, from /proc (Linux; else nothing)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    path = Path(f"/proc/{pid}/stat")
+    while not stop.is_set():
+        try:
+            fields = path.read_text().rpartition(")")[2].split()
+        except OSError:
+            return
+        out.append((time.time(), (int(fields[11]) + int(fields[12])) / tick))  # utime, stime
+        stop.wait(0.02)
+
+
+def cpu_at(samples: list[tuple[float, float]], when: float) -> float | None:
+    """The process's CPU seconds at `when`, interpolated between the samples around it."""
+    for (t0, c0), (t1, c1) in zip(samples, samples[1:], strict=False):
+        if t0 <= when <= t1:
+            return c0 + (c1 - c0) * ((when - t0) / (t1 - t0) if t1 > t0 else 0.0)
+    return None
+
+
 def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
             latency: float) -> dict[str, float]:
     server.mark()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawn = time.time()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    samples: list[tuple[float, float]] = []
+    stop = threading.Event()
+    sampler = threading.Thread(target=cpu_samples, args=(proc.pid, samples, stop), daemon=True)
+    sampler.start()
+    _out, err = proc.communicate()
     end = time.time()
+    stop.set()
+    sampler.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[:4]} exited {done.returncode}: {done.stderr[-2000:]}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {err[-2000:]}")
     answered = server.stamps()
     if len(answered) != n:
         raise RuntimeError(f"{argv[:4]}: the server answered {len(answered)} requests, not {n}")
     ideal = concurrency / latency
     first = answered[0] - latency  # the first request's arrival
     tenth = max(1, n // 10)
+    # CPU of the request phase alone (first arrival .. last answer), per request: what the requests cost,
+    # without the start-up and the way out
+    at_first, at_last = cpu_at(samples, first), cpu_at(samples, answered[-1])
+    phase_cpu = (at_last - at_first) if at_first is not None and at_last is not None else math.nan
     return {
         "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
-        "tail_s": end - answered[-1], "cpu_s": cpu,
+        "tail_s": end - answered[-1], "cpu_s": cpu, "phase_cpu_ms": 1000 * phase_cpu / n,
     }
 
 
@@ -125,6 +160,7 @@ def summary(rounds: list[dict[str, float]]) -> dict[str, Any]:
     keys = rounds[0].keys()
     out: dict[str, Any] = {k: round(statistics.median(r[k] for r in rounds), 3) for k in keys}
     out["whole_each"] = [round(r["whole"], 3) for r in rounds]
+    out["phase_cpu_each"] = [round(r["phase_cpu_ms"], 3) for r in rounds]
     return out
 
 
@@ -201,6 +237,7 @@ def main() -> None:
     }
     for name in trees:
         results[name]["vs_plain"] = round(results[name]["whole"] / results["plain"]["whole"], 3)
+        results[name]["phase_vs_plain"] = round(results[name]["phase"] / results["plain"]["phase"], 3)
     results["load_avg_1m"] = round(os.getloadavg()[0], 2)
     print(json.dumps(results, indent=2))
     shutil.rmtree(tmp, ignore_errors=True)
