@@ -2,7 +2,8 @@
 files, or that lost Frama-C from its PATH after it was admitted, while the driver's machine is fine. The run
 stops as a local run does: the attempt the fault stopped is not recorded as an answer but kept apart in
 env_faults with the cause (naming the worker), the error line gives the cause and the resume command, the
-report counts it as an environment error, and a resume on a healthy worker redoes it."""
+report counts it as an environment error, and a resume on a healthy worker redoes it; `verify` stops with
+the cause."""
 
 from __future__ import annotations
 
@@ -58,6 +59,18 @@ def test_a_workers_environment_fault_stops_the_run_apart_and_a_resume_redoes_it(
                 assert all(p["tools"]["frama-c"] for p in client.run(remote.probe).values())
             link.unlink()
         db = tmp_path / "log.db"
+        # `verify` on that worker stops with the cause too (no verdict written for the answer)
+        _sembench(db, "snapshot", "export", "formalbench-c", "--out", str(tmp_path / "all.jsonl"))
+        first = (tmp_path / "all.jsonl").read_text().splitlines()[0]
+        (tmp_path / "one.jsonl").write_text(first + "\n")
+        contract = json.loads(first)["ground_truth"]["contract"]
+        (tmp_path / "answers.jsonl").write_text(json.dumps({"id": json.loads(first)["id"],
+                                                            "response": f"```c\n{contract}\n```"}) + "\n")
+        verified = _sembench(db, "verify", "specs", "--instances", str(tmp_path / "one.jsonl"), "--answers",
+                             str(tmp_path / "answers.jsonl"), "--out", str(tmp_path / "v.jsonl"), "--cluster",
+                             cluster.address)
+        assert verified.returncode == 2 and "Traceback" not in verified.stderr, verified.stderr
+        assert "on worker" in verified.stderr.strip().splitlines()[-1] and not (tmp_path / "v.jsonl").exists()
         stopped = _sembench(db, "run", "--snapshot", "formalbench-c", "--limit", "2", "--solver", "oracle",
                             "--concurrency", "1", "--cluster", cluster.address)
         assert stopped.returncode == 2 and "Traceback" not in stopped.stderr, stopped.stderr
