@@ -471,9 +471,14 @@ def register(cli: click.Group) -> None:
         # "stale": marked running, but its process is gone or has not beaten for a minute (killed).
         from core.report_view import table
 
-        _console().print(table("runs", ["id", "snapshot", "family", "solver", "samples", "status", "done", "created"],
+        # "env errors": attempts an error of the environment stopped (as `report` counts them); the column
+        # is shown when some run has any
+        env = any(r["env_errors"] for r in rows)
+        _console().print(table("runs", ["id", "snapshot", "family", "solver", "samples", "status", "done",
+                                        *(["env errors"] if env else []), "created"],
                                 [[r["id"], r["snapshot"], r["family"], r["solver"], r["samples"], r["state"],
-                                  f"{r['done']}/{r['total']}", r["created"]] for r in rows]))
+                                  f"{r['done']}/{r['total']}", *([r["env_errors"]] if env else []), r["created"]]
+                                 for r in rows]))
 
     @cli.command("report")
     @click.argument("run_ids", nargs=-1, required=True, metavar="RUN [RUN...]")

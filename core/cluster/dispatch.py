@@ -20,7 +20,7 @@ from typing import Any
 
 from core.cluster.remote import decode_checked
 from core.cluster.session import LOST_AFTER_S, POLL_S, ClusterLost, ClusterSession
-from core.errors import UserError
+from core.errors import EnvironmentFault, UserError
 from core.family import Family
 from core.instance import Instance
 from core.verdict import Answer, Verdict
@@ -166,6 +166,10 @@ class Dispatcher:
                      f"{1 + self.session.allowed_failures} times"])
             return
         self._raise_if_unfit(exc)
+        fault = _environment_fault(exc)
+        if fault is not None:  # the worker's machine failed, not the answers: none of them is checked
+            deliver(fault)
+            return
         message = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
         self.done += len(items)
         deliver([message] * len(items))
@@ -183,15 +187,21 @@ class Dispatcher:
         failed: dict[int, str] = {}
         left = [sum(len(p["parts"]) for p in parts.values())]
         lock = threading.Lock()
+        faulted = [False]
 
-        def record(i: int, j: int, value: Any, error: str | None) -> None:
+        def record(i: int, j: int, value: Any, error: str | BaseException | None) -> None:
             with lock:
+                if isinstance(error, BaseException):  # an error of a worker's machine: the chunk stops
+                    first, faulted[0] = not faulted[0], True
+                    if first:
+                        deliver(error)
+                    return
                 if error is not None:
                     failed.setdefault(i, error)
                 else:
                     outcomes[i][j] = value
                 left[0] -= 1
-                if left[0]:
+                if left[0] or faulted[0]:
                     return
             for k, p in parts.items():
                 k = int(k)
@@ -207,12 +217,12 @@ class Dispatcher:
             for j, part in enumerate(p["parts"]):
                 self._send_part(items[int(i)][0], part, lambda v, e, i=int(i), j=j: record(i, j, v, e), deliver)
 
-    def _send_part(self, instance: Instance, part: Any, record: Callable[[Any, str | None], None],
+    def _send_part(self, instance: Instance, part: Any, record: Callable[[Any, str | BaseException | None], None],
                    deliver: Deliver) -> None:
         future = self.session.submit_part(self.family, part)
         self._track(future, _Task(0, lambda f: self._part_done(f, instance, part, record, deliver), deliver))
 
-    def _part_done(self, future: Any, instance: Instance, part: Any, record: Callable[[Any, str | None], None],
+    def _part_done(self, future: Any, instance: Instance, part: Any, record: Callable[[Any, str | BaseException | None], None],
                    deliver: Deliver) -> None:
         from distributed import KilledWorker
 
@@ -232,7 +242,7 @@ class Dispatcher:
                          f"{1 + self.session.allowed_failures} times")
             return
         self._raise_if_unfit(exc)
-        record(None, f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500])
+        record(None, _environment_fault(exc) or f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500])
 
     def _record_tools(self, rows: list[Any]) -> None:
         if self.tool_cache is None or not rows:
@@ -268,3 +278,11 @@ class Dispatcher:
             gc.unfreeze()
             self._frozen = False
         self.session.record_progress(self, final=True)
+
+
+def _environment_fault(exc: BaseException | None) -> EnvironmentFault | None:
+    """A worker's EnvironmentFault (remote.WorkerEnvironmentFault) as the driver's own: a run stops on it and
+    keeps the attempts it hit apart (core.store.envfaults), `verify` stops with it, as in-process."""
+    if type(exc).__name__ != "WorkerEnvironmentFault":
+        return None
+    return EnvironmentFault(" ".join(str(exc).split()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import pickle
 import socket
 import threading
 from pathlib import Path
@@ -105,60 +106,106 @@ def _admitted(expected: dict[str, Any]) -> None:
                              f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
 
 
-def encode_checked(checked: list[Any]) -> dict[str, Any]:
-    """A chunk's results as one msgpack blob of plain JSON values, one (answer, verdict) pair after the
-    other: compact to send, and cheap for the driver to read back (`decode_checked`). As plain dicts
-    when msgpack cannot write them (a lone surrogate in a reply, an integer beyond 64 bits)."""
-    import msgpack
+_PAIRS: Any = None
 
-    collecting = gc.isenabled()
-    gc.disable()  # allocations only (see decode_checked)
-    try:
-        rows = [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]
+
+def _pairs_adapter() -> Any:
+    global _PAIRS
+    if _PAIRS is None:
+        from pydantic import TypeAdapter
+
+        from core.verdict import Answer, Verdict
+
+        _PAIRS = TypeAdapter(list[tuple[Answer, Verdict]])
+    return _PAIRS
+
+
+def encode_checked(checked: list[Any]) -> dict[str, Any]:
+    """A chunk's results as one JSON text, a list of [answer, verdict] pairs, written by pydantic-core in
+    one call (~30 µs per cascade pair, where model_dump + msgpack cost ~140: as much as a third of the
+    check itself). As plain values (model_dump) when JSON cannot carry them exactly: a lone surrogate
+    quoted from a reply, a score that is not finite (JSON would write null)."""
+    import math
+
+    from pydantic_core import PydanticSerializationError
+
+    if all(math.isfinite(v.score) for _, v in checked):
         try:
-            return {"checked_msgpack": b"".join(msgpack.packb(row) for row in rows)}
-        except (ValueError, TypeError, OverflowError):
-            return {"checked": rows}
-    finally:
-        if collecting:
-            gc.enable()
+            return {"checked_json": _pairs_adapter().dump_json(checked)}
+        except (PydanticSerializationError, ValueError):
+            pass
+    return {"checked": [(a.model_dump(mode="json"), v.model_dump(mode="json")) for a, v in checked]}
+
+
+_FIELDS: dict[type, Any] = {}
+
+
+def _built(cls: Any, values: dict[str, Any]) -> Any:
+    """`cls.model_construct(**values)` for values holding every field (what model_dump writes), without
+    its per-field loop: the dict becomes the model's own."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = cls.model_fields.keys()
+    if values.keys() != fields:
+        return cls.model_construct(**values)
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
 
 
 def decode_checked(out: dict[str, Any]) -> list[tuple[Any, Any]]:
-    """(Answer, Verdict) pairs from `encode_checked`'s blob, built without validating them again.
+    """(Answer, Verdict) pairs from `encode_checked`'s text, built without validating them again.
 
     They were validated models on a worker the driver admitted (the same code, by fingerprint) and were
     written as JSON values, so building them back is exact once JSON's only loss is undone (tuples
-    written as lists: DiffRow's spans). Validating them again cost about as much as a cascade check; a
-    row at a time, so the driver's other threads (the scheduler of a LocalCluster) get the GIL between
-    rows."""
+    written as lists: DiffRow's spans). Validating them again cost about as much as a cascade check."""
+    import json
+
     from core.verdict import Answer, DiffRow, Verdict
 
-    if "checked_msgpack" not in out:
+    if "checked_json" not in out:
         return [(Answer.model_validate(a), Verdict.model_validate(v)) for a, v in out["checked"]]
-    import msgpack
-
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(out["checked_msgpack"]) + 1)
-    unpacker.feed(out["checked_msgpack"])
-    pairs = []
     # Only allocations here, ~100 objects per verdict: with the cyclic GC on, its collections (over a heap
-    # that grows with every verdict already read) cost four times the reading itself. None of these
+    # that grows with every verdict already read) cost several times the reading itself. None of these
     # objects can form a cycle.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for answer, verdict in unpacker:
-            verdict["diff"] = [DiffRow.model_construct(**{**row, "expected_spans": [tuple(s) for s in row["expected_spans"]],
-                                                          "got_spans": [tuple(s) for s in row["got_spans"]]})
-                               for row in verdict["diff"]]
-            pairs.append((Answer.model_construct(**answer), Verdict.model_construct(**verdict)))
+        pairs = []
+        for answer, verdict in json.loads(out["checked_json"]):
+            for row in verdict["diff"]:
+                row["expected_spans"] = [tuple(s) for s in row["expected_spans"]]
+                row["got_spans"] = [tuple(s) for s in row["got_spans"]]
+            verdict["diff"] = [_built(DiffRow, row) for row in verdict["diff"]]
+            pairs.append((_built(Answer, answer), _built(Verdict, verdict)))
     finally:
         if collecting:
             gc.enable()
     return pairs
 
 
-def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+_INSTANCES: dict[tuple[str, str], Any] = {}
+_INSTANCES_MAX = 20_000
+
+
+def _instance(family: Any, text: str) -> Any:
+    """An instance validated from its JSON text once per worker process: a chunk carries every distinct
+    instance it needs (k samples of one instance, answers cycling over a few), and validating them again
+    for each chunk cost a tenth of a cascade check. Keyed by the text itself, so an instance that changed
+    is validated anew."""
+    key = (family.id, text)
+    model = _INSTANCES.get(key)
+    if model is None:
+        if len(_INSTANCES) >= _INSTANCES_MAX:
+            _INSTANCES.clear()
+        model = _INSTANCES[key] = family.instance_model.model_validate_json(text)
+    return model
+
+
+def _check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict[str, Any]) -> dict[str, Any]:
     """Check a chunk with the family's `check_many` (one tool start can serve several answers).
 
     `expected` is the fingerprint and tool versions the driver admitted: a worker that joined or
@@ -169,9 +216,10 @@ def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any
     cache = _install_cache()
     from core.family import get_family
 
+    if isinstance(payload, bytes):  # pickled by the driver (ClusterSession.submit), an admitted peer
+        payload = pickle.loads(payload)
     fam = get_family(family_id)
-    model = fam.instance_model
-    instances = {iid: model.model_validate(data) for iid, data in payload["instances"].items()}
+    instances = {iid: _instance(fam, text) for iid, text in payload["instances"].items()}
     pairs = [(instances[iid], response) for iid, response in payload["items"]]
     parts: dict[int, dict[str, Any]] = {}
     if getattr(type(fam), "check_parts", None) is not None:
@@ -183,7 +231,7 @@ def check_chunk(family_id: str, expected: dict[str, Any], payload: dict[str, Any
     return {**encode_checked(checked), "parts": parts, "tool_results": _drain(cache)}
 
 
-def run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
+def _run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
     """One part of an answer's check (a mutant's WP run) as a task of its own."""
     _admitted(expected)
     cache = _install_cache()
@@ -191,6 +239,33 @@ def run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, A
 
     result = get_family(family_id).run_part(part)
     return {"result": result, "tool_results": _drain(cache)}
+
+
+class WorkerEnvironmentFault(Exception):
+    """An EnvironmentFault met on a worker, as the task's error: the driver makes it its own EnvironmentFault
+    (core.cluster.dispatch), so that a cluster run stops and records the attempts it hit as a local run
+    does (core.store.envfaults). A class of this module, not core.errors': the faults' own classes do not
+    all survive pickling (ToolMissing takes a tool and a package, not a message)."""
+
+
+def _on_this_worker(call: Any) -> Any:
+    from core.errors import EnvironmentFault
+
+    try:
+        return call()
+    except EnvironmentFault as fault:
+        # the worker named: the driver's machine may be fine (its PATH, its TMPDIR) while this one is not
+        raise WorkerEnvironmentFault(f"{fault} (on worker {socket.gethostname()}, pid {os.getpid()})") from None
+
+
+def check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict[str, Any]) -> dict[str, Any]:
+    """`_check_chunk` on this worker; an error of this machine (a tool missing, an unwritable TMPDIR, no
+    sandbox) comes back as WorkerEnvironmentFault."""
+    return _on_this_worker(lambda: _check_chunk(family_id, expected, payload))
+
+
+def run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
+    return _on_this_worker(lambda: _run_part(family_id, expected, part))
 
 
 def noop_chunk(items: list[Any]) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 from core.cluster.checks import CheckCache, Checked
 from core.cluster.dispatch import Dispatcher, Result
 from core.cluster.session import ClusterLost, ClusterSession
-from core.errors import UserError
+from core.errors import EnvironmentFault, UserError
 from core.family import Family
 from core.instance import Instance
 from core.runner.stop import RunAborted
@@ -52,7 +52,9 @@ class ClusterVerifier(Batcher):
             for i, (_, _, future) in enumerate(batch):
                 if future.done():
                     continue
-                if isinstance(out, ClusterLost | UserError):  # the cluster is gone or unfit: stop, resumable
+                if isinstance(out, EnvironmentFault):  # a worker's machine failed: the run stops with the cause
+                    future.set_exception(out)  # and keeps these attempts apart (core.store.envfaults)
+                elif isinstance(out, ClusterLost | UserError):  # the cluster is gone or unfit: stop, resumable
                     future.set_exception(RunAborted(f"{out} (resume with --cluster again)", None))  # type: ignore[arg-type]
                 elif isinstance(out, BaseException):
                     future.set_exception(out)

@@ -41,6 +41,18 @@ def outstanding(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     return {"count": int(count), "cause": cause}
 
 
+def outstanding_by_run(conn: sqlite3.Connection) -> dict[str, int]:
+    """{run id: its attempts stopped by an error of the environment and not redone since}, for the runs
+    that have any (the runs listing: one query for every run)."""
+    try:
+        rows = conn.execute("select f.run_id, count(*) from env_faults f where not exists (select 1 from attempts "
+                            "a where a.run_id = f.run_id and a.instance_id = f.instance_id and a.sample = f.sample) "
+                            "group by f.run_id").fetchall()
+    except sqlite3.OperationalError:  # a database opened read-only before migration 6: no table, no faults
+        return {}
+    return {run_id: int(count) for run_id, count in rows}
+
+
 def stamp(conn: sqlite3.Connection, run_id: str) -> list[int]:
     """Changes whenever a fault is recorded for the run (a cached report must then be recomputed)."""
     count, last = conn.execute("select count(*), coalesce(max(rowid), 0) from env_faults where run_id = ?",

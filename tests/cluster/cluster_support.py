@@ -49,23 +49,29 @@ class DaskCluster:
                 self.kill(proc)
 
 
-def start_cluster(names: list[str], log_dir: Path) -> DaskCluster:
+def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    handle = log.open("wb")
+    return subprocess.Popen(argv, env=env, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def start_cluster(names: list[str], log_dir: Path, worker_env: dict[str, dict[str, str]] | None = None) -> DaskCluster:
+    """A scheduler and a worker per name; `worker_env` adds variables to some workers' environment."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    env = cluster_env()
-
-    def spawn(argv: list[str], log: str) -> subprocess.Popen[bytes]:
-        handle = (log_dir / log).open("wb")
-        return subprocess.Popen(argv, env=env, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-
-    cluster = DaskCluster(address, spawn([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                          "--no-dashboard"], "scheduler.log"))
+    cluster = DaskCluster(address, _spawn([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                           "--no-dashboard"], log_dir / "scheduler.log", cluster_env()))
     for name in names:
-        cluster.workers[name] = spawn([DASK, "worker", address, "--name", name, "--nthreads", "1",
-                                       "--no-dashboard", "--host", "127.0.0.1"], f"{name}.log")
+        add_worker(cluster, name, log_dir, wait=False, **(worker_env or {}).get(name, {}))
     wait_for_workers(address, len(names))
     return cluster
+
+
+def add_worker(cluster: DaskCluster, name: str, log_dir: Path, wait: bool = True, **env: str) -> None:
+    cluster.workers[name] = _spawn([DASK, "worker", cluster.address, "--name", name, "--nthreads", "1",
+                                    "--no-dashboard", "--host", "127.0.0.1"], log_dir / f"{name}.log",
+                                   cluster_env(**env))
+    if wait:
+        wait_for_workers(cluster.address, sum(1 for p in cluster.workers.values() if p.poll() is None))
 
 
 def wait_for_workers(address: str, count: int, timeout_s: float = 120.0) -> None:

@@ -51,13 +51,14 @@ def test_a_chunks_results_are_one_compact_blob() -> None:
     fam = get_family("cascade")
     pairs = _answers("cascade", "pbebench-lite", 5, 40)
     expected = {"fingerprint": remote.code_fingerprint(), "tools": remote.tool_versions()}
-    payload = {"instances": {i.id: i.to_json_dict() for i, _ in pairs}, "items": [(i.id, r) for i, r in pairs]}
+    payload = {"instances": {i.id: i.model_dump_json() for i, _ in pairs}, "items": [(i.id, r) for i, r in pairs]}
     out = remote.check_chunk("cascade", expected, payload)
-    assert isinstance(out["checked_msgpack"], bytes) and "checked" not in out
+    assert isinstance(out["checked_json"], bytes) and "checked" not in out
     assert remote.decode_checked(out) == fam.check_many(pairs)
-    # a verdict quoting a lone surrogate from a reply cannot be written as msgpack: that chunk goes as plain
-    # values, equal all the same
+    # a verdict quoting a lone surrogate from a reply cannot be written as JSON text, nor a score that is not
+    # finite (JSON writes null): that chunk goes as plain values, equal all the same
     answer, verdict = fam.check_many(pairs[:1])[0]
-    odd = [(answer, verdict.model_copy(update={"explanation": "got \ud800"}))]
-    out = remote.encode_checked(odd)
-    assert "checked_msgpack" not in out and remote.decode_checked(out) == odd
+    for update in ({"explanation": "got \ud800"}, {"score": float("inf")}):
+        odd = [(answer, verdict.model_copy(update=update))]
+        out = remote.encode_checked(odd)
+        assert "checked_json" not in out and remote.decode_checked(out) == odd

@@ -267,3 +267,30 @@ def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family,
     counts = _report(run_id)["counts"]
     assert counts["env_errors"] == 0 and counts["env_cause"] is None and counts["attempts"] == 4
     assert "environment errors" not in run_cli("report", run_id).stdout
+
+
+def test_the_runs_listing_shows_environment_errors_as_report_counts_them(family, log_db) -> None:
+    """Issue 23: `sembench runs` shows the environment errors `report` counts (a column when some run has
+    any, and `env_errors` in its JSON); a resume that redoes them takes them off."""
+    write_snapshot(log_db, family, "s", 4)
+    run_id, other = _run(log_db, "oracle"), _run(log_db, "oracle")
+    ws = Workspace(log_db)
+    hit = [row[0] for row in ws.log.db.execute(
+        "select instance_id from attempts where run_id = ? order by id limit 3", [run_id])]
+    with sqlite3.connect(log_db) as conn:  # as when the run stopped at them: no attempt recorded
+        conn.execute(f"delete from attempts where run_id = ? and instance_id in ({', '.join('?' * len(hit))})",
+                     [run_id, *hit])
+    ws.log.record_env_faults(run_id, [(iid, 0, "'frama-c' is not installed") for iid in hit])
+    listed = run_cli("runs", "--format", "json")
+    assert listed.exit_code == 0, listed.stderr
+    by_id = {r["id"]: r for r in json.loads(listed.stdout)}
+    assert by_id[run_id]["env_errors"] == 3 == _report(run_id)["counts"]["env_errors"]
+    assert by_id[other]["env_errors"] == 0
+    shown = run_cli("runs")
+    assert shown.exit_code == 0, shown.stderr
+    assert "env errors" in shown.stdout
+    line = next(line for line in shown.stdout.splitlines() if run_id in line)
+    assert "1/4" in line and " 3 " in f" {' '.join(line.replace('│', ' ').split())} "
+    run_sync(Workspace(log_db), RunConfig(snapshot="s", solver="oracle"), resume=run_id)
+    assert {r["id"]: r for r in json.loads(run_cli("runs", "--format", "json").stdout)}[run_id]["env_errors"] == 0
+    assert "env errors" not in run_cli("runs").stdout
