@@ -16,7 +16,7 @@ TOOL_MARKERS = {
 }
 
 
-# The tests that take the longest (15-60 s each on the 2-core VM, docs/testing.md), besides those marked
+# The tests that take the longest (10-70 s each on the 2-core VM, docs/testing.md), besides those marked
 # `slow`. A name that stops matching only loses its place at the front; nothing is skipped.
 LONG_FIRST = (
     "tests/runs/test_runs_report.py::test_every_family_reports_and_plots[specs]",
@@ -32,6 +32,16 @@ LONG_FIRST = (
     "tests/families/specs/test_specs_sandbox.py::test_without_bubblewrap_the_import_is_refused",
     "tests/engine/test_bundle.py::test_rebuilding_reproduces_the_same_instances[tf-generated]",
     "tests/runs/test_runs_kill.py::test_killed_run_resumes_to_exactly_one_attempt_per_pair",
+    "tests/tui/test_tui_issue9.py::test_tab_and_global_keys_work_from_every_widget_but_text_fields",
+    "tests/tui/test_tui_keys.py::test_human_clock_counts_active_time_and_hides_the_answer",
+    "tests/tui/test_tui_issue9.py::test_solve_tab_puts_focus_on_the_picker_never_in_a_field",
+    "tests/families/cascade/test_cascade_baseline.py::test_solves_most_of_the_first_fifty_length_two_pbebench",
+    "tests/tui/test_tui_display.py::test_answer_text_is_never_markup",
+    "tests/tui/test_tui_bigdb.py::test_browser_and_runs_answer_keys_while_a_big_log_is_read",
+    "tests/families/cascade/test_relations.py::test_witness_bound_holds_at_bound_plus_two",
+    "tests/families/membership/test_membership_differential.py::test_evaluator_agrees_with_python",
+    "tests/families/typeinf/test_typeinf_ghc.py::test_generated_tasks_agree_with_ghc",
+    "tests/families/typeinf/test_typeinf_ghc.py::test_checker_agrees_with_the_ghc_oracle_on_every_comparison",
 )
 
 
