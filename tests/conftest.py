@@ -16,6 +16,47 @@ TOOL_MARKERS = {
 }
 
 
+# The tests that take the longest (10-70 s each on the 2-core VM, docs/testing.md), besides those marked
+# `slow`. A name that stops matching only loses its place at the front; nothing is skipped.
+LONG_FIRST = (
+    "tests/runs/test_runs_report.py::test_every_family_reports_and_plots[specs]",
+    "tests/families/specs/test_specs_sandbox.py::test_a_run_with_frama_c_missing_stops_at_once_and_resumes",
+    "tests/runs/test_runs_local_chunks.py::test_worker_processes_record_the_same",
+    "tests/runs/test_runs_export_import.py::test_export_then_import_reproduces_the_metrics",
+    "tests/engine/test_family_contract.py::test_ground_truth_and_oracle_verify[specs]",
+    "tests/engine/test_bundle.py::test_rebuilding_reproduces_the_same_instances[pbebench-lite-moreeg]",
+    "tests/families/specs/test_specs_sandbox.py::test_kill_9_leaves_no_tool_alive",
+    "tests/families/specs/test_specs_corpus.py::test_reference_contract_proves[min_distance]",
+    "tests/families/specs/test_specs_family.py::test_baseline_is_a_floor_with_verified_contracts",
+    "tests/runs/test_runs_local_chunks.py::test_what_a_killed_local_run_reported",
+    "tests/families/specs/test_specs_sandbox.py::test_without_bubblewrap_the_import_is_refused",
+    "tests/engine/test_bundle.py::test_rebuilding_reproduces_the_same_instances[tf-generated]",
+    "tests/runs/test_runs_kill.py::test_killed_run_resumes_to_exactly_one_attempt_per_pair",
+    "tests/tui/test_tui_issue9.py::test_tab_and_global_keys_work_from_every_widget_but_text_fields",
+    "tests/tui/test_tui_keys.py::test_human_clock_counts_active_time_and_hides_the_answer",
+    "tests/tui/test_tui_issue9.py::test_solve_tab_puts_focus_on_the_picker_never_in_a_field",
+    "tests/families/cascade/test_cascade_baseline.py::test_solves_most_of_the_first_fifty_length_two_pbebench",
+    "tests/tui/test_tui_display.py::test_answer_text_is_never_markup",
+    "tests/tui/test_tui_bigdb.py::test_browser_and_runs_answer_keys_while_a_big_log_is_read",
+    "tests/families/cascade/test_relations.py::test_witness_bound_holds_at_bound_plus_two",
+    "tests/families/membership/test_membership_differential.py::test_evaluator_agrees_with_python",
+    "tests/families/typeinf/test_typeinf_ghc.py::test_generated_tasks_agree_with_ghc",
+    "tests/families/typeinf/test_typeinf_ghc.py::test_checker_agrees_with_the_ghc_oracle_on_every_comparison",
+)
+
+
+def _long(item: pytest.Item) -> bool:
+    return item.get_closest_marker("slow") is not None or item.nodeid.startswith(LONG_FIRST)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests (marked `slow`, or named in LONG_FIRST) start first, so that under pytest-xdist
+    (`.ci/run`: `-n auto --dist worksteal`) the short ones fill in around them and the workers finish
+    together, instead of one worker starting a minute-long test when the other has nothing left
+    (docs/testing.md). The order within each group is the collection order (the sort is stable)."""
+    items.sort(key=lambda item: not _long(item))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker, (exe, package) in TOOL_MARKERS.items():
         if item.get_closest_marker(marker) is None or shutil.which(exe):

@@ -81,8 +81,22 @@ def _env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _limit_memory() -> None:  # a case that reads /dev/zero must fail, not take the machine with it
-    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+MEMORY_LIMIT = 3 << 30  # a case that reads /dev/zero must fail, not take the machine with it
+# The limit is set by prlimit(1) (util-linux), which then execs the CLI in the same process. A preexec_fn
+# would do the same, but makes subprocess fork the whole test process (its page tables: ~7 ms of CPU and
+# ~50 ms of wall time a case on the 2-core VM) where it otherwise uses vfork (docs/testing.md).
+PRLIMIT = shutil.which("prlimit")
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def _limited(argv: list[str | bytes]) -> tuple[list[str | bytes], Callable[[], None] | None]:
+    """argv run under the memory limit, and the preexec_fn that sets it where prlimit(1) is missing."""
+    if PRLIMIT is None:
+        return argv, _limit_memory
+    return [PRLIMIT, f"--as={MEMORY_LIMIT}", "--", *argv], None
 
 
 # ---- what a case sees -------------------------------------------------------------------------------------
@@ -743,6 +757,13 @@ def test_the_battery_is_the_one_the_issue_names() -> None:
         assert sum(family in i for i in ids) >= 8, family
 
 
+def test_every_case_runs_under_the_memory_limit() -> None:
+    """The limit reaches the process that runs the CLI (through prlimit, or the preexec_fn without it)."""
+    argv, preexec = _limited([sys.executable, "-c", "import resource; print(resource.getrlimit(resource.RLIMIT_AS))"])
+    proc = subprocess.run(argv, preexec_fn=preexec, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert proc.returncode == 0 and proc.stdout.strip() == str((MEMORY_LIMIT, MEMORY_LIMIT)), proc
+
+
 # ---- a full disk while writing (/dev/full): one line naming the file, or standard output ------------------
 FULL = "/dev/full"
 case("write/prompt-out-full", lambda b: [P, "cascade", "--instances", b.inst("cascade"), "--out", FULL], says=FULL)
@@ -807,9 +828,10 @@ def test_bad_input(c: Case, bench: Bench) -> None:
     before = _counts(bench.db) if c.db else None
     assert before is None or before["attempts"] > 0
     with open(c.stdout or os.devnull, "wb") as sink:
-        proc = subprocess.run(_argv(args, bench.db if c.db else None), env=_env(bench.dir, bench.env),
+        argv, preexec = _limited(_argv(args, bench.db if c.db else None))
+        proc = subprocess.run(argv, env=_env(bench.dir, bench.env),
                               stdout=sink if c.stdout else subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=TIMEOUT_S, preexec_fn=_limit_memory, stdin=subprocess.DEVNULL)
+                              timeout=TIMEOUT_S, preexec_fn=preexec, stdin=subprocess.DEVNULL)
     out = (proc.stdout or b"").decode("utf-8", errors="replace")
     err = proc.stderr.decode("utf-8", errors="replace")
     assert "Traceback" not in out + err, err[-3000:]
