@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
@@ -38,3 +39,12 @@ def default_log_db() -> Path:
         return Path(os.environ["SEMBENCH_DB"])
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "sembench" / "log.db"
+
+
+def default_config_path(env: Mapping[str, str]) -> Path:
+    """The config file's path (`SEMBENCH_CONFIG`, else `$XDG_CONFIG_HOME/sembench/config.toml`). Here, not
+    in core.models.config, so a process can ask whether there is one without importing pydantic."""
+    if env.get("SEMBENCH_CONFIG"):
+        return Path(env["SEMBENCH_CONFIG"]).expanduser()
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "sembench" / "config.toml"

@@ -9,20 +9,42 @@ Providers raise ProviderError only. Concurrency is limited per base URL across a
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.models.base import (
-    ChatRequest,
-    ChatResponse,
-    DeltaCallback,
-    Message,
-    Provider,
-    ProviderError,
-    SamplingParams,
-    Usage,
-)
-from core.models.config import KINDS, ConfigError, Endpoint, describe_endpoints, load_endpoints
+if TYPE_CHECKING:
+    from core.models.base import (
+        ChatRequest,
+        ChatResponse,
+        DeltaCallback,
+        Message,
+        Provider,
+        ProviderError,
+        SamplingParams,
+        Usage,
+    )
+    from core.models.config import KINDS, ConfigError, Endpoint, describe_endpoints, load_endpoints
+
+# The data types and the config are imported on first use, not with the package: importing any
+# submodule (core.models.secrets, which every error line's redaction uses) runs this file, and the
+# types pull in pydantic (~0.15-0.25 s of a CLI process that only prints an error).
+_LAZY = {
+    **dict.fromkeys(("ChatRequest", "ChatResponse", "DeltaCallback", "Message", "Provider", "ProviderError",
+                     "SamplingParams", "Usage"), "core.models.base"),
+    **dict.fromkeys(("KINDS", "ConfigError", "Endpoint", "describe_endpoints", "load_endpoints"),
+                    "core.models.config"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:  # `from core.models import secrets` then imports the submodule
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "KINDS",
@@ -45,6 +67,8 @@ __all__ = [
 
 def parse_model_spec(spec: str) -> tuple[str, str]:
     """`kind:model` -> (kind, model). Only the first colon splits: `ollama:qwen3:8b` -> ("ollama", "qwen3:8b")."""
+    from core.models.config import KINDS
+
     if not isinstance(spec, str) or ":" not in spec:
         raise ValueError(f"bad model spec {spec!r}: expected KIND:MODEL with KIND one of {', '.join(KINDS)}")
     kind, model = spec.split(":", 1)
@@ -61,6 +85,8 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
 
 def provider_class(kind: str) -> type[Provider]:
     # Imported here so `import core.models` stays light for code that only needs the data types.
+    from core.models.config import KINDS
+
     if kind == "openai":
         from core.models.openai import OpenAIProvider
 
@@ -84,6 +110,8 @@ def make_provider(
 
     `options` go to the provider constructor (`sleep=`, `rng=`), mostly for tests.
     """
+    from core.models.config import Endpoint, load_endpoints
+
     kind, model = parse_model_spec(spec)
     if isinstance(endpoints, Endpoint):
         endpoint: Endpoint | None = endpoints

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from core.limits import MAX_CONCURRENCY
 from core.models import secrets
+from core.paths import default_config_path
 
 KINDS = ("openai", "anthropic", "ollama")
 
@@ -140,13 +141,6 @@ def normalize_ollama_host(host: str) -> str:
         hostname = f"[{hostname}]"
     port = parts.port or (443 if parts.scheme == "https" else 11434)
     return urlunsplit((parts.scheme, f"{hostname}:{port}", parts.path.rstrip("/"), "", ""))
-
-
-def default_config_path(env: Mapping[str, str]) -> Path:
-    if env.get("SEMBENCH_CONFIG"):
-        return Path(env["SEMBENCH_CONFIG"]).expanduser()
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base).expanduser() / "sembench" / "config.toml"
 
 
 def _read_config(path: Path, explicit: bool) -> dict[str, Any]:

@@ -43,7 +43,13 @@ class LogStore(SnapshotStore):
         return runs.get_run(self.db.conn, run_id)
 
     def list_runs(self) -> list[dict[str, Any]]:
-        return runs.list_runs(self.db.conn)
+        """Runs, oldest first (core.store.runs.list_runs), each with `env_errors`: its attempts an error of
+        the environment stopped and not redone since, as `report` counts them (core.store.envfaults)."""
+        rows = runs.list_runs(self.db.conn)
+        env = envfaults.outstanding_by_run(self.db.conn)
+        for row in rows:
+            row["env_errors"] = env.get(row["id"], 0)
+        return rows
 
     def create_run(self, run_id: str, **fields: Any) -> None:
         runs.create_run(self.db.conn, run_id, **fields)

@@ -73,19 +73,14 @@ def get_run(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 
 def list_runs(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Runs, oldest first, with `done` (attempts recorded), `env_errors` (attempts an error of the
-    environment stopped, not redone since) and `state`: the status, except that a "running" run whose
-    process is gone or silent reads "stale"."""
+    """Runs, oldest first, with `done` (attempts recorded) and `state`: the status, except that a
+    "running" run whose process is gone or silent reads "stale". (LogStore.list_runs adds `env_errors`.)"""
     cursor = conn.execute(
         "select r.*, (select count(*) from attempts a where a.run_id = r.id) as done from runs r order by created"
     )
     rows = [_row(cursor, row) for row in cursor.fetchall()]
-    from core.store import envfaults
-
-    env = envfaults.outstanding_by_run(conn)
     for row in rows:
         row["state"] = "stale" if row["status"] == "running" and not is_live(row) else row["status"]
-        row["env_errors"] = env.get(row["id"], 0)  # as `report` counts them (core.store.envfaults)
     return rows
 
 
