@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
 
@@ -65,6 +66,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run this test: {message}")
         pytest.skip(message)
+
+
+_HOME = tempfile.mkdtemp(prefix="sembench-tests-")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite never reads the user's config nor writes the user's log database (a test that opens no
+    workspace of its own writes tool results to the default log, $XDG_DATA_HOME/sembench/log.db): each
+    pytest process (each xdist worker) gets its own, empty at the start like on a fresh machine."""
+    os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
+    os.environ.pop("SEMBENCH_CONFIG", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_HOME, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
