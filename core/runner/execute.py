@@ -221,6 +221,12 @@ async def execute(
                 else:
                     for _ in range(workers):
                         group.create_task(worker())
+                    # Scheduled after every worker's first step, i.e. once the first wave of requests is
+                    # out: the checking code is warmed while they are in flight (Verifier.warm).
+                    warm = getattr(verifier, "warm", None)
+                    first = next(iter(items), None)
+                    if warm is not None and first is not None:
+                        group.create_task(warm(first[0]))
     except* RunAborted as eg:
         raise eg.exceptions[0] from None
     except* EnvironmentFault as eg:

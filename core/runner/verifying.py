@@ -21,7 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from core.family import Family
+from core.family import Family, Hook
 from core.instance import Instance
 from core.verdict import Answer, Verdict
 
@@ -98,6 +98,34 @@ class Verifier(Batcher):
                 self.threaded = self._mean_s > self.SLOW_S
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool(), self.family.check, instance, response)
+
+    async def warm(self, instance: Instance) -> None:
+        """Import and run the family's checking code once, on an empty response whose verdict is thrown
+        away, where the first real checks will run (the pool's thread, or inline). A run calls this while
+        its first requests are in flight: otherwise the first answers wait for the family's extraction
+        and verification modules to be imported and the pool's thread to start (tens of ms of CPU, spread
+        over hundreds of ms while the loop takes in the first wave's replies). Families with external
+        tools only import their hooks: their checks start tools. A failure here is not a verdict: the
+        real checks meet it again and record it."""
+        family = self.family
+        hooks = [hook for name in ("extract", "verify") if isinstance(hook := getattr(type(family), name, None), Hook)]
+
+        def work() -> None:
+            for hook in hooks:
+                hook.resolve()
+            if not family.requires:
+                if self.batched:
+                    family.check_many([(instance, "")])
+                else:
+                    family.check(instance, "")
+
+        try:
+            if self.threaded:
+                await asyncio.get_running_loop().run_in_executor(self._pool(), work)
+            else:
+                work()
+        except Exception:  # noqa: BLE001 — see the docstring
+            pass
 
     # -- batches -----------------------------------------------------------------------------------
     def _flush(self) -> None:

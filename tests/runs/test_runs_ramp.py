@@ -1,0 +1,58 @@
+"""A model run's ramp-up (issue 23): the family's checking code is imported and run once while the first
+requests are in flight, not when their answers arrive (core.runner.verifying.Verifier.warm), and the
+answers are checked as before. A fresh interpreter runs a real cascade run against a fake server whose
+replies wait (up to a bound, not a timing assertion) for the check module to appear in that process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runs_support import REPO, write_snapshot
+
+from core.family import get_family
+
+SCRIPT = """
+import json, os, sys, time
+sys.path[:0] = [{repo!r}, {runs!r}]
+from core.runner import RunConfig, run_sync
+from core.store import Workspace
+from tests.models.fakeserver import FakeServer, Reply
+
+answers = json.load(open({answers!r}))
+seen = []
+
+def reply(request):
+    deadline = time.monotonic() + 15
+    while "core.families.cascade.check" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.005)
+    seen.append("core.families.cascade.check" in sys.modules)
+    return Reply(text=answers[request.messages[-1]["content"]])
+
+with FakeServer(reply, latency_s=0.05) as server:
+    os.environ["OPENAI_BASE_URL"] = server.base_url("openai")
+    outcome = run_sync(Workspace({db!r}), RunConfig(snapshot="s", solver="openai:m", samples=2, concurrency=4))
+print(json.dumps({{"loaded_before_first_answer": seen[0], "done": outcome.stats.done,
+                  "correct": outcome.stats.correct, "status": outcome.status}}))
+"""
+
+
+def test_the_checking_code_is_warmed_while_the_first_requests_are_in_flight(tmp_path: Path) -> None:
+    family = get_family("cascade")
+    db = tmp_path / "log.db"
+    instances = write_snapshot(db, family, "s", 6)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({family.prompt(i).messages[-1]["content"]: family.oracle_response(i)
+                                   for i in instances}))
+    config = tmp_path / "sembench.toml"
+    config.write_text("[openai]\nmax_retries = 0\n")
+    code = SCRIPT.format(repo=str(REPO), runs=str(Path(__file__).parent), answers=str(answers), db=str(db))
+    env = {**os.environ, "SEMBENCH_CONFIG": str(config), "OPENAI_API_KEY": "test-key",
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"loaded_before_first_answer": True, "done": 12, "correct": 12, "status": "finished"}
