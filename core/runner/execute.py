@@ -15,6 +15,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
@@ -340,10 +341,27 @@ async def run_async(
             beating.cancel()
             _final_status(store, run_id, status)
     finally:
+        # The run's pages are copied from the WAL into the database file in a thread (SQLite's work, off
+        # the GIL) while the loop closes the solver's connections: closing the log afterwards (the end of
+        # a command) then has nothing left to copy. Both were the tail of every run, one after the other.
+        closing = [asyncio.to_thread(_checkpoint, store.path)]
         aclose = getattr(solver, "aclose", None)
         if aclose is not None:
-            await aclose()
+            closing.append(aclose())
+        await asyncio.gather(*closing)
     return RunOutcome(run_id=run_id, status=status, stats=stats)
+
+
+def _checkpoint(path: Any) -> None:
+    """A passive WAL checkpoint on a connection of its own (it waits for no reader or writer); never
+    creates the file (one deleted under the run stays deleted), and a failure is left to the log's
+    own close."""
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=1.0)
+        try:
+            conn.execute("pragma wal_checkpoint(passive)")
+        finally:
+            conn.close()
 
 
 def _final_status(store: LogStore, run_id: str, status: str) -> None:
