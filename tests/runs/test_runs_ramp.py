@@ -1,7 +1,9 @@
 """A model run's ramp-up (issue 23): the family's checking code is imported and run once while the first
 requests are in flight, not when their answers arrive (core.runner.verifying.Verifier.warm), and the
 answers are checked as before. A fresh interpreter runs a real cascade run against a fake server whose
-replies wait (up to a bound, not a timing assertion) for the check module to appear in that process."""
+replies wait (up to a bound, not a timing assertion) for the check module to appear in that process.
+
+Start-up: a run builds no model it never uses; the trace models (core.trace) are built on first use."""
 
 from __future__ import annotations
 
@@ -35,7 +37,10 @@ def reply(request):
 with FakeServer(reply, latency_s=0.05) as server:
     os.environ["OPENAI_BASE_URL"] = server.base_url("openai")
     outcome = run_sync(Workspace({db!r}), RunConfig(snapshot="s", solver="openai:m", samples=2, concurrency=4))
-print(json.dumps({{"loaded_before_first_answer": seen[0], "done": outcome.stats.done,
+import core.trace as trace
+built = [m.__name__ for m in (trace.Document, trace.Focus, trace.StateRow, trace.TraceStep, trace.Trace)
+         if m.__pydantic_complete__]
+print(json.dumps({{"loaded_before_first_answer": seen[0], "trace_models_built": built, "done": outcome.stats.done,
                   "correct": outcome.stats.correct, "status": outcome.status}}))
 """
 
@@ -55,4 +60,5 @@ def test_the_checking_code_is_warmed_while_the_first_requests_are_in_flight(tmp_
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out == {"loaded_before_first_answer": True, "done": 12, "correct": 12, "status": "finished"}
+    assert out == {"loaded_before_first_answer": True, "trace_models_built": [], "done": 12, "correct": 12,
+                   "status": "finished"}
