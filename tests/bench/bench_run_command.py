@@ -20,7 +20,10 @@ Per contestant: `whole` = requests / command wall time / ideal (ideal = concurre
 divided by the time from the first arrival to the last of them answered (ideal: 10% x ideal / (latency
 x ceil(10% of requests / concurrency)) since a wave takes one latency); `phase` = requests / (first
 arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit; `cpu_s` = the
-command's own CPU (user + system), which on a busy machine decides its wall time. Not a pass/fail test.
+command's own CPU (user + system), which on a busy machine decides its wall time; `startup_cpu_s` = the
+CPU it had used when its first request arrived (sampled from /proc every ~5 ms, in 10 ms ticks): the
+start-up's cost, which other work on the machine does not inflate as it does `startup_s`. Not a
+pass/fail test.
 """
 
 from __future__ import annotations
@@ -97,25 +100,51 @@ class Server:
         self.proc.wait(10)
 
 
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float | None:
+    """A live process's CPU seconds so far (user + system, in clock ticks of 10 ms), from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * TICK_S  # utime, stime
+
+
 def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
             latency: float) -> dict[str, float]:
     server.mark()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spawn = time.time()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
-    end = time.time()
+    samples: list[tuple[float, float]] = []  # (time, the command's CPU so far), every ~5 ms
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        spawn = time.time()
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err, text=True)
+        while proc.poll() is None:
+            cpu_now = process_cpu(proc.pid)
+            if cpu_now is not None:
+                samples.append((time.time(), cpu_now))
+            time.sleep(0.005)
+        end = time.time()
+        err.seek(0)
+        stderr = err.read()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[:4]} exited {done.returncode}: {done.stderr[-2000:]}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {stderr[-2000:]}")
     answered = server.stamps()
     if len(answered) != n:
         raise RuntimeError(f"{argv[:4]}: the server answered {len(answered)} requests, not {n}")
     ideal = concurrency / latency
     first = answered[0] - latency  # the first request's arrival
     tenth = max(1, n // 10)
+    # the CPU the command had used when its first request arrived: what its start-up costs whatever
+    # else the machine is doing (the wall time to that point also waits for the cores)
+    startup_cpu = max((c for t, c in samples if t <= first), default=0.0)
     return {
         "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
+        "startup_cpu_s": startup_cpu,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
         "tail_s": end - answered[-1], "cpu_s": cpu,
     }
