@@ -26,6 +26,10 @@ from core.instance import Instance
 from core.verdict import Answer, Verdict
 
 Checked = tuple[Answer, Verdict]
+# Verifier.warm: a turn of the loop this short ran nothing else (an idle turn takes microseconds, one
+# that writes requests or reads answers milliseconds); after this many turns it warms up anyway.
+IDLE_TURN_S = 0.001
+IDLE_TURNS_MAX = 1000
 
 
 def overrides(family: Family, name: str) -> bool:
@@ -101,29 +105,31 @@ class Verifier(Batcher):
 
     async def warm(self, instance: Instance) -> None:
         """Import and run the family's checking code once, on an empty response whose verdict is thrown
-        away, where the first real checks will run (the pool's thread, or inline). A run calls this while
-        its first requests are in flight: otherwise the first answers wait for the family's extraction
-        and verification modules to be imported and the pool's thread to start (tens of ms of CPU, spread
-        over hundreds of ms while the loop takes in the first wave's replies). Families with external
-        tools only import their hooks: their checks start tools. A failure here is not a verdict: the
-        real checks meet it again and record it."""
-        family = self.family
-        hooks = [hook for name in ("extract", "verify") if isinstance(hook := getattr(type(family), name, None), Hook)]
+        away. A run calls this once its first requests are handed to the loop: otherwise the first
+        answers wait for the family's extraction and verification modules to be imported (tens of ms
+        of CPU). Families with external tools only import their hooks: their checks start tools. A
+        failure here is not a verdict: the real checks meet it again and record it.
 
-        def work() -> None:
-            for hook in hooks:
-                hook.resolve()
+        It waits for the first turn of the loop with nothing else to do (the requests written, their
+        answers not back yet) and works there, on the loop. Not in a thread: a thread holding the GIL
+        makes the loop wait up to a switch interval (5 ms) for each of its many short steps, and the
+        first request left only once the warm-up was over (measured: ~150 ms later under load)."""
+        for _ in range(IDLE_TURNS_MAX):
+            start = time.perf_counter()
+            await asyncio.sleep(0)  # one turn of the loop: whatever else was ready ran meanwhile
+            if time.perf_counter() - start < IDLE_TURN_S:
+                break
+        family = self.family
+        try:
+            for name in ("extract", "verify"):
+                hook = getattr(type(family), name, None)
+                if isinstance(hook, Hook):
+                    hook.resolve()
             if not family.requires:
                 if self.batched:
                     family.check_many([(instance, "")])
                 else:
                     family.check(instance, "")
-
-        try:
-            if self.threaded:
-                await asyncio.get_running_loop().run_in_executor(self._pool(), work)
-            else:
-                work()
         except Exception:  # noqa: BLE001 — see the docstring
             pass
 
