@@ -3,7 +3,8 @@ requests are in flight, not when their answers arrive (core.runner.verifying.Ver
 answers are checked as before. A fresh interpreter runs a real cascade run against a fake server whose
 replies wait (up to a bound, not a timing assertion) for the check module to appear in that process.
 
-Start-up: a run builds no model it never uses; the trace models (core.trace) are built on first use."""
+Start-up: a model run builds no model and imports no module it never uses: the trace models (core.trace)
+are built on first use, multiprocessing is imported when a local run starts a pool of processes."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ with FakeServer(reply, latency_s=0.05) as server:
 import core.trace as trace
 built = [m.__name__ for m in (trace.Document, trace.Focus, trace.StateRow, trace.TraceStep, trace.Trace)
          if m.__pydantic_complete__]
-print(json.dumps({{"loaded_before_first_answer": seen[0], "trace_models_built": built, "done": outcome.stats.done,
+print(json.dumps({{"loaded_before_first_answer": seen[0], "trace_models_built": built,
+                  "process_pools": "multiprocessing" in sys.modules, "done": outcome.stats.done,
                   "correct": outcome.stats.correct, "status": outcome.status}}))
 """
 
@@ -60,5 +62,5 @@ def test_the_checking_code_is_warmed_while_the_first_requests_are_in_flight(tmp_
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out == {"loaded_before_first_answer": True, "trace_models_built": [], "done": 12, "correct": 12,
-                   "status": "finished"}
+    assert out == {"loaded_before_first_answer": True, "trace_models_built": [], "process_pools": False,
+                   "done": 12, "correct": 12, "status": "finished"}
