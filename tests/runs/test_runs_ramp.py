@@ -64,3 +64,38 @@ def test_the_checking_code_is_warmed_while_the_first_requests_are_in_flight(tmp_
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"loaded_before_first_answer": True, "trace_models_built": [], "process_pools": False,
                    "done": 12, "correct": 12, "status": "finished"}
+
+
+def test_the_first_requests_leave_before_the_last_worker_prepares_its_own(tmp_path: Path, toy, server,
+                                                                          model_env) -> None:
+    """Workers start a batch at a time, with a turn of the loop between batches, so the first requests are
+    written while later ones are still being prepared: the last first-wave prompt is rendered once the
+    server has a request (it waits for one, up to a bound; before, every prompt of the wave was rendered
+    before any request left, and it waited in vain)."""
+    import threading
+    import time
+
+    from runs_support import oracle_replies
+
+    from core.runner import RunConfig, run_sync
+    from core.store import Workspace
+
+    count = 160
+    instances = write_snapshot(tmp_path / "log.db", toy, "s", count)
+    server.reply = oracle_replies(toy, instances)
+    last = instances[-1].id
+    seen: list[bool] = []
+    render = type(toy).prompt
+
+    def prompt(self, instance, style="chat"):  # type: ignore[no-untyped-def]
+        if instance.id == last and not seen and threading.current_thread() is threading.main_thread():
+            deadline = time.monotonic() + 10
+            while not server.requests and time.monotonic() < deadline:
+                time.sleep(0.005)
+            seen.append(bool(server.requests))
+        return render(self, instance, style)
+
+    toy.prompt = prompt.__get__(toy)  # type: ignore[method-assign]
+    outcome = run_sync(Workspace(tmp_path / "log.db"), RunConfig(snapshot="s", solver="openai:m", concurrency=count))
+    assert outcome.status == "finished" and outcome.stats.done == count and outcome.stats.correct == count
+    assert seen == [True]
