@@ -3,7 +3,8 @@ requests are in flight, not when their answers arrive (core.runner.verifying.Ver
 answers are checked as before. A fresh interpreter runs a real cascade run against a fake server whose
 replies wait (up to a bound, not a timing assertion) for the check module to appear in that process.
 
-Start-up: a model run builds no model and imports no module it never uses: the trace models (core.trace)
+Start-up: workers start a batch at a time, so the first requests leave before the whole first wave is
+prepared; a model run builds no model and imports no module it never uses: the trace models (core.trace)
 are built on first use, multiprocessing is imported when a local run starts a pool of processes."""
 
 from __future__ import annotations
