@@ -643,6 +643,10 @@ _load_extra_commands()
 
 def main(argv: list[str] | None = None) -> None:
     """The console entry (`sembench VERB`, `python -m core`): the command, then a quick exit."""
+    # pydantic looks for plugins (the `pydantic` entry points of every installed distribution) when it
+    # builds its first model: 20-35 ms of a run's start-up (docs/performance.md) for plugins Sembench has
+    # none of. A value the user set (an empty one turns the search back on) is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         cli.main(args=argv, prog_name="sembench")
     finally:

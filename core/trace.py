@@ -4,17 +4,22 @@ A trace is typed enough for a generic stepper to show any family: `documents` ar
 the steps refer to (with their language, for highlighting), each step may `focus` a span of one
 document and carry `state` rows (name, value, status: a substitution growing, candidates shrinking,
 goals proved). Family-specific step payloads go in `data`, shaped by the family's `step_model`.
+
+The trace models are built on first use (`defer_build`), not at import: every run imports this module
+for `Prompt`, and building the five of them was ~25 ms of a model run's start-up (docs/performance.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Document(BaseModel):
     """A source text the steps point into (a program, an annotated file, the rendered conditions)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     language: str = "text"  # a pygments lexer name: python, haskell, java, c, text
@@ -24,6 +29,8 @@ class Document(BaseModel):
 class Focus(BaseModel):
     """Where a step is in a document: 1-based lines, 0-based [col_start, col_end) columns on `line`
     (columns absent: the whole line; `line_end` absent: one line)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     document: str
     line: int = Field(ge=1)
@@ -35,6 +42,8 @@ class Focus(BaseModel):
 class StateRow(BaseModel):
     """One row of a step's state table. `status` is a word views colour: new, changed, kept, ok, fail,
     unknown, pending (or empty)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     value: str
@@ -49,6 +58,8 @@ class TraceStep(BaseModel):
     spans), "span" ([start, end) columns of the active term within the highlighted line).
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     index: int
     kind: str
     label: str
@@ -62,6 +73,8 @@ class TraceStep(BaseModel):
 
 
 class Trace(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     family: str
     instance_id: str
     title: str

@@ -16,9 +16,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import aiohttp
-
 from core.models import secrets
+from core.models.aiohttp_lib import aiohttp  # aiohttp, without its import-time CA loading
 from core.models.base import (
     ChatResponse,
     DeltaCallback,

@@ -25,9 +25,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-import aiohttp
-
 from core import __version__
+from core.models.aiohttp_lib import aiohttp, complete_contexts
 from core.models.config import Endpoint
 
 USER_AGENT = f"sembench/{__version__} aiohttp/{aiohttp.__version__}"
@@ -59,6 +58,8 @@ class ClientPool:
 
     def __init__(self, endpoint: Endpoint) -> None:
         https = endpoint.base_url.lower().startswith("https:")
+        if https:
+            complete_contexts()  # aiohttp's own defaults, as aiohttp builds them (core.models.aiohttp_lib)
         connector = aiohttp.TCPConnector(
             limit=endpoint.max_concurrency * len(endpoint.replicas), limit_per_host=0, ssl=ssl_context() if https else False,
             keepalive_timeout=60.0,

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
@@ -218,8 +219,19 @@ async def execute(
                 if local:
                     group.create_task(local_worker())
                 else:
-                    for _ in range(workers):
+                    for n in range(1, workers + 1):
                         group.create_task(worker())
+                        if n % START_BATCH == 0 and n < workers:
+                            # A turn of the loop for the workers started so far: their requests leave
+                            # while the next ones are prepared, not all after the last (a wave of 256
+                            # took ~0.2 s of CPU to prepare before its first request left).
+                            await asyncio.sleep(0)
+                    # Scheduled after every worker's first step, i.e. once the first wave of requests is
+                    # out: the checking code is warmed while they are in flight (Verifier.warm).
+                    warm = getattr(verifier, "warm", None)
+                    first = next(iter(items), None)
+                    if warm is not None and first is not None:
+                        group.create_task(warm(first[0]))
     except* RunAborted as eg:
         raise eg.exceptions[0] from None
     except* EnvironmentFault as eg:
@@ -246,6 +258,8 @@ async def execute(
     return stats
 
 
+# Workers started per turn of the loop at a run's start (see execute).
+START_BATCH = 16
 _collecting = {"runs": 0, "threshold": (0, 0, 0)}
 YOUNG_THRESHOLD = 10_000
 
@@ -333,10 +347,27 @@ async def run_async(
             beating.cancel()
             _final_status(store, run_id, status)
     finally:
+        # The run's pages are copied from the WAL into the database file in a thread (SQLite's work, off
+        # the GIL) while the loop closes the solver's connections: closing the log afterwards (the end of
+        # a command) then has nothing left to copy. Both were the tail of every run, one after the other.
+        closing = [asyncio.to_thread(_checkpoint, store.path)]
         aclose = getattr(solver, "aclose", None)
         if aclose is not None:
-            await aclose()
+            closing.append(aclose())
+        await asyncio.gather(*closing)
     return RunOutcome(run_id=run_id, status=status, stats=stats)
+
+
+def _checkpoint(path: Any) -> None:
+    """A passive WAL checkpoint on a connection of its own (it waits for no reader or writer); never
+    creates the file (one deleted under the run stays deleted), and a failure is left to the log's
+    own close."""
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=1.0)
+        try:
+            conn.execute("pragma wal_checkpoint(passive)")
+        finally:
+            conn.close()
 
 
 def _final_status(store: LogStore, run_id: str, status: str) -> None:

@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import multiprocessing
 import os
-import pickle
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor  # processes, pickle: imported when a pool starts
 from typing import Any
 
 from core.attempts import AttemptRecord, record_from
@@ -192,6 +190,8 @@ _WORK: ChunkWork | None = None
 
 def _init_worker(payload: bytes, parent: int) -> None:
     global _WORK
+    import pickle
+
     # `parent` is given, not read here: a parent killed while this process was starting is already gone
     threading.Thread(target=_leave_when_orphaned, args=(parent,), daemon=True).start()
     _WORK = pickle.loads(payload)
@@ -224,6 +224,8 @@ def pool_size(work: ChunkWork, per_item_s: float, remaining: int) -> tuple[int, 
     wanted = int(forced) if forced and forced.isdigit() else (cores() if worth else 0)
     if wanted < 1 or (not forced and wanted < 2):
         return 0, None
+    import pickle
+
     try:
         return wanted, pickle.dumps(work)
     except Exception:  # e.g. a family patched with a local function: the thread does the work
@@ -297,6 +299,9 @@ async def run_chunks(
                 pool_decided = True
                 processes, payload = pool_size(work, chunks.per_item_s, chunks.remaining)
                 if processes:
+                    import multiprocessing
+                    from concurrent.futures import ProcessPoolExecutor
+
                     executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
                                                    initializer=_init_worker, initargs=(payload, os.getpid()))
     finally:

@@ -20,9 +20,11 @@ Per contestant: `whole` = requests / command wall time / ideal (ideal = concurre
 divided by the time from the first arrival to the last of them answered (ideal: 10% x ideal / (latency
 x ceil(10% of requests / concurrency)) since a wave takes one latency); `phase` = requests / (first
 arrival .. last answer) / ideal, the request phase alone; `tail_s` = last answer to exit; `cpu_s` = the
-command's own CPU (user + system), which on a busy machine decides its wall time; `phase_cpu_ms` = its CPU
-during the request phase per request (sampled from /proc every 20 ms, 10 ms ticks: Linux only), what the
-requests themselves cost; `phase_vs_plain` = phase / the plain client's phase. Not a pass/fail test.
+command's own CPU (user + system), which on a busy machine decides its wall time; `startup_cpu_s` = the
+CPU it had used when its first request arrived: the start-up's cost, which other work on the machine does
+not inflate as it does `startup_s`; `phase_cpu_ms` = its CPU during the request phase per request, what
+the requests themselves cost (both sampled from /proc every 20 ms, 10 ms ticks: Linux only);
+`phase_vs_plain` = phase / the plain client's phase. Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -149,8 +151,10 @@ def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concur
     # without the start-up and the way out
     at_first, at_last = cpu_at(samples, first), cpu_at(samples, answered[-1])
     phase_cpu = (at_last - at_first) if at_first is not None and at_last is not None else math.nan
+    startup_cpu = at_first if at_first is not None else math.nan
     return {
         "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
+        "startup_cpu_s": startup_cpu,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
         "tail_s": end - answered[-1], "cpu_s": cpu, "phase_cpu_ms": 1000 * phase_cpu / n,
     }

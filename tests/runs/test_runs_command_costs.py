@@ -76,3 +76,52 @@ def test_the_command_exits_frozen_with_its_log_closed(tmp_path: Path, toy: Famil
     again = subprocess.run(cli_command("--db", str(db), "runs", "--format", "json", toy=True),
                            capture_output=True, text=True, check=True)
     assert json.loads(again.stdout)[0]["done"] == 12
+
+
+PLUGINS_PROBE = """
+import atexit, sys
+sys.path[:0] = [{repo!r}, {runs!r}]
+def report():
+    import pydantic.plugin._loader as loader
+    print("SCANNED", loader._plugins is not None, flush=True)
+atexit.register(report)
+from tui.entry import main
+main(sys.argv[1:])
+"""
+
+
+def test_the_command_does_not_search_for_pydantic_plugins_unless_asked(tmp_path: Path, toy: Family) -> None:
+    """pydantic's first model would scan every installed distribution's entry points for plugins (a run's
+    start-up, docs/performance.md); the console entry turns that off, unless the user set
+    PYDANTIC_DISABLE_PLUGINS themselves (empty: search)."""
+    db = tmp_path / "log.db"
+    write_snapshot(db, toy, "snap", 2)
+    code = PLUGINS_PROBE.format(repo=str(REPO), runs=str(Path(__file__).parent))
+    base = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    for env, scanned in ((base, "False"), ({**base, "PYDANTIC_DISABLE_PLUGINS": ""}, "True")):
+        proc = subprocess.run([sys.executable, "-c", code, "--db", str(db), "snapshot", "list", "--format", "json"], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip().splitlines()[-1] == f"SCANNED {scanned}"
+
+
+def test_a_run_returns_with_its_attempts_in_the_database_file_itself(tmp_path: Path, toy: Family) -> None:
+    """The way out: the WAL is checkpointed by the run (in a thread, while the solver's connections
+    close), so closing the log afterwards has nothing left to copy. The database file alone, without
+    its -wal, already holds every attempt and the final status while the workspace is still open."""
+    import shutil
+
+    from core.runner import RunConfig, run_sync
+    from core.store import LogStore, Workspace
+
+    db = tmp_path / "log.db"
+    write_snapshot(db, toy, "snap", 5)
+    ws = Workspace(db, snapshots_path=tmp_path / "absent.db")
+    outcome = run_sync(ws, RunConfig(snapshot="snap", solver="oracle", samples=3))
+    assert outcome.status == "finished" and outcome.stats.done == 15
+    assert Path(f"{db}-wal").exists(), "the log is still open: its WAL is there"
+    shutil.copy(db, tmp_path / "alone.db")  # the file alone, as a crash right now would leave it
+    alone = LogStore(tmp_path / "alone.db")
+    assert len(alone.attempts(run_id=outcome.run_id)) == 15
+    assert alone.get_run(outcome.run_id)["status"] == "finished"
+    alone.close()
+    ws.close()
