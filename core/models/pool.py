@@ -57,14 +57,19 @@ class ClientPool:
     """The session a provider sends through, created in (and bound to) the running loop."""
 
     def __init__(self, endpoint: Endpoint) -> None:
-        https = endpoint.base_url.lower().startswith("https:")
+        # Any replica on https makes the pool verify certificates: the connector's `ssl` applies to every
+        # https connection it opens, whichever replica comes first in the list.
+        https = any(url.lower().startswith("https:") for url in endpoint.replicas)
         if https:
             complete_contexts()  # aiohttp's own defaults, as aiohttp builds them (core.models.aiohttp_lib)
         connector = aiohttp.TCPConnector(
             limit=endpoint.max_concurrency * len(endpoint.replicas), limit_per_host=0, ssl=ssl_context() if https else False,
             keepalive_timeout=60.0,
         )
-        self.proxy = env_proxy(endpoint.base_url)
+        # Each replica's own proxy (another host may be behind one, or in NO_PROXY); one lookup when all agree.
+        proxies = {base.rstrip("/"): env_proxy(base) for base in endpoint.replicas}
+        self.proxy = next(iter(proxies.values())) if len(set(proxies.values())) == 1 else None
+        self._proxies = None if len(set(proxies.values())) == 1 else proxies
         self.session = aiohttp.ClientSession(
             connector=connector,
             cookie_jar=aiohttp.DummyCookieJar(),
@@ -78,7 +83,16 @@ class ClientPool:
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> Any:
         """`async with pool.post(...) as response` (an aiohttp.ClientResponse)."""
-        return self.session.post(url, data=body, headers=headers, proxy=self.proxy, allow_redirects=False)
+        return self.session.post(url, data=body, headers=headers, proxy=self.proxy_for(url), allow_redirects=False)
+
+    def proxy_for(self, url: str) -> str | None:
+        """The proxy a request to `url` (under one of the replicas) goes through, None for none."""
+        if self._proxies is None:
+            return self.proxy
+        for base, proxy in self._proxies.items():
+            if url == base or url.startswith(base + "/"):
+                return proxy
+        return env_proxy(url)
 
     @property
     def closed(self) -> bool:
