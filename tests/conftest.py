@@ -68,20 +68,29 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(message)
 
 
-_HOME = tempfile.mkdtemp(prefix="sembench-tests-")
+_OWN_HOME = pytest.StashKey[str]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The suite never reads the user's config nor writes the user's log database (a test that opens no
-    workspace of its own writes tool results to the default log, $XDG_DATA_HOME/sembench/log.db): each
-    pytest process (each xdist worker) gets its own, empty at the start like on a fresh machine."""
-    os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")
-    os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
+    workspace of its own writes tool results to the default log, $XDG_DATA_HOME/sembench/log.db): one
+    home for the whole session, empty at its start as on a fresh machine, which the xdist workers inherit
+    from the process that starts them (and share, as they would share a user's)."""
+    if os.environ.get("SEMBENCH_TESTS_HOME"):
+        return
+    home = tempfile.mkdtemp(prefix="sembench-tests-")
+    config.stash[_OWN_HOME] = home
+    os.environ["SEMBENCH_TESTS_HOME"] = home
+    os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
     os.environ.pop("SEMBENCH_CONFIG", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    shutil.rmtree(_HOME, ignore_errors=True)
+    home = config.stash.get(_OWN_HOME, None)
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
+        os.environ.pop("SEMBENCH_TESTS_HOME", None)
 
 
 @pytest.fixture(autouse=True)

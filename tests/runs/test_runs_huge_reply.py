@@ -74,7 +74,8 @@ def test_a_huge_reply_from_the_server_is_recorded_as_too_long(toy, log_db, serve
     rows = LogStore(log_db).attempts(run_id=json.loads(result.stdout)["run"])
     assert len(rows) == 3 and all(json.loads(r["answer"])["error"] == "too_long" for r in rows)
     assert all(r["response"] == text.strip() for r in rows), "the reply itself is kept"
-    assert seen == []
+    # the extractor never saw the huge reply (the run's warm-up checks an empty one before any answer)
+    assert all(n < len(text.strip()) for n in seen), seen
 
 
 def test_huge_answers_in_verify_and_import_are_bounded_too(toy, log_db, tmp_path: Path, monkeypatch) -> None:
