@@ -103,8 +103,23 @@ def test_workbench_in_a_real_terminal(tmp_path: Path, cascade_instances, members
         tmux.keys("Escape", "Escape")  # close help, back to the browser
         # The marks count models and people by default; the palette narrows them to the baseline.
         tmux.wait_for("models & people", "solved 0, attempted 0")
-        tmux.keys("C-p")
-        tmux.run("send-keys", "-t", "app", "-l", "Solved by baseline")
+        # The palette offers "Solved by baseline" once the browser's summary of the log (refreshed in a
+        # worker after the attempt) names the baseline: until then it answers "No matches found", so the
+        # test opens it again rather than racing that refresh.
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            tmux.keys("C-p")
+            tmux.wait_for("Search for commands")  # open, its input focused: type only then
+            tmux.run("send-keys", "-t", "app", "-l", "Solved by baseline")
+            found = ""
+            while time.monotonic() < deadline and not found:
+                screen = tmux.pane()
+                found = next((t for t in ("the solved/attempted filter", "No matches found") if t in screen), "")
+                time.sleep(0.1)
+            if found != "No matches found" or time.monotonic() >= deadline:
+                break
+            tmux.keys("Escape")
+            time.sleep(0.5)
         tmux.wait_for("the solved/attempted filter")
         tmux.keys("Enter")
         tmux.wait_for("✓ solved", "by baseline")
