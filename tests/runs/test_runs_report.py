@@ -238,6 +238,18 @@ def test_plot_of_a_run_without_attempts_says_no_data(toy, log_db) -> None:
     assert "accuracy by digits: no data" in result.stdout
 
 
+def _stop_at_env_faults(log_db, run_id: str, n: int) -> None:
+    """Make a finished run look as if an error of the environment had stopped it at its first `n`
+    attempts: those are not recorded, and env_faults names them with the cause."""
+    ws = Workspace(log_db)
+    hit = [row[0] for row in ws.log.db.execute(
+        "select instance_id from attempts where run_id = ? order by id limit ?", [run_id, n])]
+    with sqlite3.connect(log_db) as conn:  # as when the run stopped at them: no attempt recorded
+        conn.execute(f"delete from attempts where run_id = ? and instance_id in ({', '.join('?' * len(hit))})",
+                     [run_id, *hit])
+    ws.log.record_env_faults(run_id, [(iid, 0, "'frama-c' is not installed") for iid in hit])
+
+
 def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family, log_db) -> None:
     """Issue 19 item 8: attempts an error of the environment stopped (kept by the runner in env_faults;
     tests/families/specs/test_specs_sandbox.py makes one with Frama-C missing) are counted apart in the
@@ -247,13 +259,7 @@ def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family,
 
     write_snapshot(log_db, family, "s", 4)
     run_id = _run(log_db, "oracle")
-    ws = Workspace(log_db)
-    hit = [row[0] for row in ws.log.db.execute(
-        "select instance_id from attempts where run_id = ? order by id limit 2", [run_id])]
-    with sqlite3.connect(log_db) as conn:  # as when the run stopped at them: no attempt recorded
-        conn.execute(f"delete from attempts where run_id = ? and instance_id in ({', '.join('?' * len(hit))})",
-                     [run_id, *hit])
-    ws.log.record_env_faults(run_id, [(iid, 0, "'frama-c' is not installed") for iid in hit])
+    _stop_at_env_faults(log_db, run_id, 2)
     counts = _report(run_id)["counts"]
     assert counts["env_errors"] == 2 and counts["env_cause"] == "'frama-c' is not installed"
     assert counts["attempts"] == 2 and counts["errors"] == 0 and counts["missing"] == 0
@@ -274,13 +280,7 @@ def test_the_runs_listing_shows_environment_errors_as_report_counts_them(family,
     any, and `env_errors` in its JSON); a resume that redoes them takes them off."""
     write_snapshot(log_db, family, "s", 4)
     run_id, other = _run(log_db, "oracle"), _run(log_db, "oracle")
-    ws = Workspace(log_db)
-    hit = [row[0] for row in ws.log.db.execute(
-        "select instance_id from attempts where run_id = ? order by id limit 3", [run_id])]
-    with sqlite3.connect(log_db) as conn:  # as when the run stopped at them: no attempt recorded
-        conn.execute(f"delete from attempts where run_id = ? and instance_id in ({', '.join('?' * len(hit))})",
-                     [run_id, *hit])
-    ws.log.record_env_faults(run_id, [(iid, 0, "'frama-c' is not installed") for iid in hit])
+    _stop_at_env_faults(log_db, run_id, 3)
     listed = run_cli("runs", "--format", "json")
     assert listed.exit_code == 0, listed.stderr
     by_id = {r["id"]: r for r in json.loads(listed.stdout)}

@@ -105,21 +105,26 @@ async def test_hooked_verify_many_counts_as_an_override() -> None:
     assert overrides(toy, "verify")
 
 
-async def test_one_check_preempted_does_not_send_every_check_to_a_thread() -> None:
-    """A cheap check that the OS preempted (or that waited for the GIL) once, for 3x SLOW_S, is not a
-    slow family: the checks stay inline (before, one such check sent every later one to a thread)."""
-    family = ThreadNoting()
+async def _after_one_slow_check(family: ThreadNoting, delay: float) -> tuple[Verifier, int]:
+    """Check a warm-up answer, one that takes `delay`, then a quick one: the verifier, and the thread the
+    quick one ran on."""
     verifier = Verifier(family)
-    here = threading.get_ident()
     try:
         await verifier.check(INSTANCE, "warm")
-        family.delay = Verifier.SLOW_S * 3
-        await verifier.check(INSTANCE, "preempted")
+        family.delay = delay
+        await verifier.check(INSTANCE, "slow")
         family.delay = 0.0
         _, after = await verifier.check(INSTANCE, "c")
     finally:
         verifier.close()
-    assert not verifier.threaded and after.details["thread"] == here
+    return verifier, after.details["thread"]
+
+
+async def test_one_check_preempted_does_not_send_every_check_to_a_thread() -> None:
+    """A cheap check that the OS preempted (or that waited for the GIL) once, for 3x SLOW_S, is not a
+    slow family: the checks stay inline (before, one such check sent every later one to a thread)."""
+    verifier, thread = await _after_one_slow_check(ThreadNoting(), Verifier.SLOW_S * 3)
+    assert not verifier.threaded and thread == threading.get_ident()
 
 
 class SlowFirst(ThreadNoting):
@@ -175,18 +180,8 @@ async def test_inline_checks_are_not_batched_even_with_check_many() -> None:
 async def test_inline_checks_stay_on_the_loop_whatever_a_check_took() -> None:
     """inline_checks is the family's word that its checks are cheap and bounded: a check that took long
     (a busy machine, the GIL held elsewhere) does not send the next ones to a thread."""
-    family = InlineBatching()
-    verifier = Verifier(family)
-    here = threading.get_ident()
-    try:
-        await verifier.check(INSTANCE, "warm")
-        family.delay = Verifier.SLOW_S * 5
-        await verifier.check(INSTANCE, "slow")
-        family.delay = 0.0
-        _, after = await verifier.check(INSTANCE, "c")
-    finally:
-        verifier.close()
-    assert after.details["thread"] == here and not verifier.threaded
+    verifier, thread = await _after_one_slow_check(InlineBatching(), Verifier.SLOW_S * 5)
+    assert thread == threading.get_ident() and not verifier.threaded
 
 
 async def test_cascade_answers_are_checked_inline_with_the_same_verdicts() -> None:
