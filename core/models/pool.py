@@ -20,6 +20,7 @@ Settings, each for a measured or documented reason:
 from __future__ import annotations
 
 import functools
+import os
 import ssl
 import urllib.request
 from typing import Any
@@ -29,6 +30,7 @@ import aiohttp
 
 from core import __version__
 from core.models.config import Endpoint
+from core.models.plainhttp import PlainPool
 
 USER_AGENT = f"sembench/{__version__} aiohttp/{aiohttp.__version__}"
 
@@ -52,6 +54,18 @@ def env_proxy(url: str) -> str | None:
     if host in ("127.0.0.1", "localhost", "::1") or urllib.request.proxy_bypass(host):
         return None
     return urllib.request.getproxies().get(parts.scheme)
+
+
+TRANSPORT_ENV = "SEMBENCH_TRANSPORT"  # "aiohttp" sends every request through aiohttp
+
+
+def make_pool(endpoint: Endpoint) -> ClientPool | PlainPool:
+    """The connections a provider sends through: the small plain-HTTP client (core.models.plainhttp,
+    ~3x less CPU per request) when every replica is `http://` with no proxy, aiohttp otherwise."""
+    urls = endpoint.replicas
+    plain = (os.environ.get(TRANSPORT_ENV, "").strip().lower() != "aiohttp"
+             and all(u.lower().startswith("http://") and env_proxy(u) is None for u in urls))
+    return PlainPool(endpoint, USER_AGENT) if plain else ClientPool(endpoint)
 
 
 class ClientPool:
