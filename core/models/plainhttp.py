@@ -213,6 +213,9 @@ class PlainResponse:
             else:
                 self._keep_alive = False  # the body ends when the connection does
         self._done = self._remaining == 0
+        self._buf = bytearray()  # chunked framing not parsed yet
+        self._state = _SIZE
+        self._left = 0
         encoding = headers.get("Content-Encoding", "").strip().lower()
         self._decoder: Any = None
         if encoding in ("gzip", "x-gzip", "deflate"):
@@ -275,23 +278,66 @@ class PlainResponse:
             if not data:
                 self._done = True
             return data
-        try:
-            line = await reader.readuntil(b"\r\n")
+        # Chunked: the framing is parsed from what each network read brought, so a read that carries
+        # several chunks (or a part of one) costs one step, not a readuntil and a readexactly per chunk.
+        buf = self._buf
+        while True:
+            out = self._unchunk(buf)
+            if self._done and buf:
+                self._keep_alive = False  # bytes after the body: the connection is out of step
+            if out or self._done:
+                return out
+            data = await reader.read(READ_SIZE)
+            if not data:
+                raise aiohttp.ClientPayloadError("Response payload is not completed: chunked body ends early")
+            buf += data
+
+    def _unchunk(self, buf: bytearray) -> bytes:
+        """The chunk data complete in buf (consumed from it), advancing the framing's state."""
+        out: list[bytes] = []
+        while buf:
+            state = self._state
+            if state == _DATA:
+                take = bytes(buf[: self._left])
+                del buf[: len(take)]
+                out.append(take)
+                self._left -= len(take)
+                if self._left == 0:
+                    self._state = _CRLF
+                continue
+            if state == _CRLF:
+                if len(buf) < 2:
+                    break
+                if buf[:2] != b"\r\n":
+                    raise aiohttp.ClientPayloadError("chunk not ended by CRLF")
+                del buf[:2]
+                self._state = _SIZE
+                continue
+            end = buf.find(b"\r\n")
+            if end < 0:
+                if len(buf) > CHUNK_LINE_LIMIT:
+                    raise aiohttp.ClientPayloadError("chunk header too long")
+                break
+            line = bytes(buf[:end])
+            del buf[: end + 2]
+            if state == _TRAILER:
+                if not line:
+                    self._done = True
+                    break
+                continue
             size_text = line.split(b";", 1)[0].strip()
             try:
                 size = int(size_text, 16)
             except ValueError:
                 raise aiohttp.ClientPayloadError(f"bad chunk size {size_text[:20]!r}") from None
+            if size < 0:
+                raise aiohttp.ClientPayloadError(f"bad chunk size {size_text[:20]!r}")
             if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":
-                    pass  # trailers
-                self._done = True
-                return b""
-            data = await reader.readexactly(size + 2)
-        except asyncio.IncompleteReadError:
-            raise aiohttp.ClientPayloadError("Response payload is not completed: chunked body ends early") from None
-        except asyncio.LimitOverrunError:
-            raise aiohttp.ClientPayloadError("chunk header too long") from None
-        if data[-2:] != b"\r\n":
-            raise aiohttp.ClientPayloadError("chunk not ended by CRLF")
-        return data[:-2]
+                self._state = _TRAILER
+            else:
+                self._state, self._left = _DATA, size
+        return b"".join(out)
+
+
+_SIZE, _DATA, _CRLF, _TRAILER = range(4)  # where a chunked body's framing is
+CHUNK_LINE_LIMIT = 8 * 1024  # a chunk-size line or a trailer line, at most

@@ -44,8 +44,9 @@ class Raw:
     """A raw HTTP server: each request gets answer(n) (n = 0, 1, ...); None closes the connection
     without a reply. Counts connections."""
 
-    def __init__(self, answer: Callable[[int], bytes | None], close_after: bool = False) -> None:
+    def __init__(self, answer: Callable[[int], bytes | None], close_after: bool = False, piece: int = 0) -> None:
         self.answer = answer
+        self.piece = piece  # write the reply in pieces of this many bytes, one network write each
         self.close_after = close_after
         self.requests = 0
         self.connections = 0
@@ -64,8 +65,11 @@ class Raw:
                 self.requests += 1
                 if reply is None:
                     break
-                writer.write(reply)
-                await writer.drain()
+                for i in range(0, len(reply), self.piece or len(reply)):
+                    writer.write(reply[i:i + (self.piece or len(reply))])
+                    await writer.drain()
+                    if self.piece:
+                        await asyncio.sleep(0.002)
                 if self.close_after:
                     break
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -154,6 +158,23 @@ async def test_chunked_with_extensions_and_trailers_whole_and_streamed(serve) ->
     reply = await provider.complete(MSGS, on_delta=lambda kind, text: seen.append(text))
     assert reply.text == TEXT and "".join(seen) == TEXT
     assert raw.connections == 1, "a chunked body read to its end leaves the connection reusable"
+
+
+async def test_replies_cut_anywhere_by_the_network(serve) -> None:
+    """Chunk sizes, chunk data, CRLFs, UTF-8 characters and gzip data split across reads."""
+    zipped = gzip.compress(sse())
+    replies = [ok(chunked(sse(), 40, b"X-T: 1\r\n"), b"Content-Type: text/event-stream", b"Transfer-Encoding: chunked"),
+               ok(chunked(zipped, 30), b"Content-Type: text/event-stream", b"Transfer-Encoding: chunked",
+                  b"Content-Encoding: gzip"),
+               ok(chunked(whole(), 50), b"Content-Type: application/json", b"Transfer-Encoding: chunked")]
+    raw = Raw(lambda n: replies[n], piece=7)
+    provider = await serve(raw)
+    for _ in range(2):
+        seen: list[str] = []
+        reply = await provider.complete(MSGS, on_delta=lambda kind, text, seen=seen: seen.append(text))
+        assert reply.text == TEXT and "".join(seen) == TEXT
+    assert (await provider.complete(MSGS)).text == TEXT
+    assert raw.connections == 1
 
 
 async def test_a_gzipped_body_and_a_body_that_ends_with_the_connection(serve) -> None:
