@@ -1,6 +1,6 @@
 """A provider's connections: one aiohttp session per event loop, tuned for many requests in flight;
-plain `http://` endpoints without a proxy use core.models.plainhttp instead (make_pool: ~0.23 ms of CPU
-per request against aiohttp's ~0.47 on the same VM, docs/performance.md).
+with SEMBENCH_TRANSPORT=plain, plain `http://` endpoints without a proxy use core.models.plainhttp
+instead (make_pool: ~0.23 ms of CPU per request against aiohttp's ~0.44 on the same VM, docs/performance.md).
 
 Why aiohttp and not httpx: measured side by side against a 200 ms local server (tests/bench/
 bench_http_clients.py), httpx's pure-Python stack (httpcore, h11, anyio) spends 1.6-12 ms of CPU per
@@ -58,14 +58,17 @@ def env_proxy(url: str) -> str | None:
     return urllib.request.getproxies().get(parts.scheme)
 
 
-TRANSPORT_ENV = "SEMBENCH_TRANSPORT"  # "aiohttp" sends every request through aiohttp
+# "plain" sends plain http:// requests without a proxy through core.models.plainhttp. Opt-in for now: it
+# halves the transport's CPU per request in isolation, but the whole `sembench run` command did not show
+# the gain in A/B runs on a loaded VM (docs/performance.md); make it the default once a quiet A/B does.
+TRANSPORT_ENV = "SEMBENCH_TRANSPORT"
 
 
 def make_pool(endpoint: Endpoint) -> ClientPool | PlainPool:
-    """The connections a provider sends through: the small plain-HTTP client (core.models.plainhttp,
-    ~3x less CPU per request) when every replica is `http://` with no proxy, aiohttp otherwise."""
+    """The connections a provider sends through: the small plain-HTTP client (core.models.plainhttp) when
+    asked for (SEMBENCH_TRANSPORT=plain) and every replica is `http://` with no proxy, aiohttp otherwise."""
     urls = endpoint.replicas
-    plain = (os.environ.get(TRANSPORT_ENV, "").strip().lower() != "aiohttp"
+    plain = (os.environ.get(TRANSPORT_ENV, "").strip().lower() == "plain"
              and all(u.lower().startswith("http://") and env_proxy(u) is None for u in urls))
     return PlainPool(endpoint, USER_AGENT) if plain else ClientPool(endpoint)
 

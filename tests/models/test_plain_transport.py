@@ -79,10 +79,7 @@ class Raw:
 
 @pytest.fixture(params=["plain", "aiohttp"])
 async def serve(request, monkeypatch) -> AsyncIterator[Callable[..., Any]]:
-    if request.param == "aiohttp":
-        monkeypatch.setenv(TRANSPORT_ENV, "aiohttp")
-    else:
-        monkeypatch.delenv(TRANSPORT_ENV, raising=False)
+    monkeypatch.setenv(TRANSPORT_ENV, request.param)
     servers: list[asyncio.Server] = []
     providers = []
 
@@ -109,14 +106,14 @@ def ok(body: bytes, *headers: bytes) -> bytes:
     return b"HTTP/1.1 200 OK\r\n" + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
 
 
-async def test_plain_http_without_a_proxy_takes_the_plain_transport(monkeypatch) -> None:
+async def test_plain_http_without_a_proxy_can_take_the_plain_transport(monkeypatch) -> None:
     pools: list[Any] = []
 
     def make_pool(endpoint: Endpoint) -> Any:
         pools.append(make(endpoint))
         return pools[-1]
 
-    monkeypatch.delenv(TRANSPORT_ENV, raising=False)
+    monkeypatch.setenv(TRANSPORT_ENV, "plain")
     for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(var, raising=False)
     local = Endpoint(kind="openai", base_url="http://127.0.0.1:8000/v1")
@@ -133,6 +130,8 @@ async def test_plain_http_without_a_proxy_takes_the_plain_transport(monkeypatch)
     assert isinstance(make_pool(local), PlainPool), "loopback never does"
     monkeypatch.setenv(TRANSPORT_ENV, "aiohttp")
     assert isinstance(make_pool(local), ClientPool)
+    monkeypatch.delenv(TRANSPORT_ENV)
+    assert isinstance(make_pool(local), ClientPool), "aiohttp by default"
     for pool in pools:
         await pool.aclose()
 
