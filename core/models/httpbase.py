@@ -28,7 +28,8 @@ from core.models.base import (
     Usage,
 )
 from core.models.config import API_KEY_ENV, Endpoint, safe_url
-from core.models.pool import ClientPool
+from core.models.plainhttp import PlainPool
+from core.models.pool import ClientPool, make_pool
 from core.models.replicas import ReplicaSet, replica_set
 from core.models.retry import endpoint_semaphore, parse_retry_after, retry_delay
 from core.models.think import ReplyAssembler
@@ -104,7 +105,7 @@ class HttpProvider(Provider):
         self.url = self.base_url + self.path
         self._sleep: Sleep = sleep or asyncio.sleep  # injectable: tests record delays instead of waiting
         self._rng = rng
-        self._client: ClientPool | None = None
+        self._client: ClientPool | PlainPool | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._bodies: dict[tuple[Any, ...], bytes] = {}  # see _body
@@ -417,12 +418,12 @@ class HttpProvider(Provider):
         self.__dict__["_headers_cache"] = headers
         return headers
 
-    def _get_client(self) -> ClientPool:
+    def _get_client(self) -> ClientPool | PlainPool:
         # aiohttp sessions are tied to the loop that created them; a provider reused from another
         # loop (CLI, then TUI) gets a fresh one rather than a session bound to a dead loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop or self._client.closed:
-            self._client = ClientPool(self.endpoint)
+            self._client = make_pool(self.endpoint)
             self._client_loop = loop
         return self._client
 

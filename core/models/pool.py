@@ -1,4 +1,7 @@
-"""A provider's connections: one aiohttp session per event loop, tuned for many requests in flight.
+"""A provider's connections: plain `http://` endpoints without a proxy (a local vLLM, Ollama, llama.cpp)
+go through core.models.plainhttp, everything else (https, proxies, SEMBENCH_TRANSPORT=aiohttp) through one
+aiohttp session per event loop, tuned for many requests in flight (make_pool; why: docs/performance.md,
+a model run's CPU per request with each transport, measured side by side).
 
 Why aiohttp and not httpx: measured side by side against a 200 ms local server (tests/bench/
 bench_http_clients.py), httpx's pure-Python stack (httpcore, h11, anyio) spends 1.6-12 ms of CPU per
@@ -20,6 +23,7 @@ Settings, each for a measured or documented reason:
 from __future__ import annotations
 
 import functools
+import os
 import ssl
 import urllib.request
 from typing import Any
@@ -28,6 +32,7 @@ from urllib.parse import urlsplit
 from core import __version__
 from core.models.aiohttp_lib import aiohttp, complete_contexts
 from core.models.config import Endpoint
+from core.models.plainhttp import PlainPool
 
 USER_AGENT = f"sembench/{__version__} aiohttp/{aiohttp.__version__}"
 
@@ -51,6 +56,21 @@ def env_proxy(url: str) -> str | None:
     if host in ("127.0.0.1", "localhost", "::1") or urllib.request.proxy_bypass(host):
         return None
     return urllib.request.getproxies().get(parts.scheme)
+
+
+# A local server's requests go through core.models.plainhttp: a run against one is CPU-bound on the event
+# loop's thread, and aiohttp's request machinery was a third of the whole command's CPU (docs/performance.md).
+# SEMBENCH_TRANSPORT=aiohttp sends them through aiohttp as before (a server the small client mishandles).
+TRANSPORT_ENV = "SEMBENCH_TRANSPORT"
+
+
+def make_pool(endpoint: Endpoint) -> ClientPool | PlainPool:
+    """The connections a provider sends through: the small plain-HTTP client (core.models.plainhttp) when
+    every replica is `http://` with no proxy, unless SEMBENCH_TRANSPORT=aiohttp; aiohttp otherwise."""
+    urls = endpoint.replicas
+    plain = (os.environ.get(TRANSPORT_ENV, "").strip().lower() != "aiohttp"
+             and all(u.lower().startswith("http://") and env_proxy(u) is None for u in urls))
+    return PlainPool(endpoint, USER_AGENT) if plain else ClientPool(endpoint)
 
 
 class ClientPool:

@@ -13,7 +13,8 @@ or every SSE line's JSON), so the numbers are comparable:
   - httpx: one httpx.AsyncClient (the default way to use httpx);
   - httpx_shards: httpx clients of 8 connections each (what the providers used before);
   - aiohttp: one aiohttp.ClientSession (C HTTP parser);
-  - httpx_over_aiohttp: httpx's API on the httpx-aiohttp transport, when that package is installed.
+  - httpx_over_aiohttp: httpx's API on the httpx-aiohttp transport, when that package is installed;
+  - sembench_plain: the providers' own transport for plain http:// (core.models.plainhttp) alone.
 
 ideal_rps = concurrency / latency; `vs_ideal` = rps / ideal_rps; `cpu_ms` = this process's CPU per
 request. Rounds alternate between clients so a noisy neighbour hits all alike; medians are reported.
@@ -182,9 +183,33 @@ async def aiohttp_one(url: str, bodies: list[bytes], concurrency: int, stream: b
         await workers(concurrency, bodies, one)
 
 
+async def sembench_plain(url: str, bodies: list[bytes], concurrency: int, stream: bool) -> None:
+    """The providers' own plain-HTTP transport (core.models.plainhttp) alone, read as aiohttp_one reads."""
+    from core.models.config import Endpoint
+    from core.models.plainhttp import PlainPool
+
+    headers = {"Content-Type": "application/json"}
+    pool = PlainPool(Endpoint(kind="openai", base_url=url), "bench")
+
+    async def one(body: bytes) -> None:
+        async with pool.post(url, body, headers) as resp:
+            if stream:
+                pending = b""
+                async for chunk in resp.content.iter_any():
+                    *done, pending = (pending + chunk).split(b"\n")
+                    sse_json([d.decode() for d in done])
+            else:
+                json.loads(await resp.read())
+
+    try:
+        await workers(concurrency, bodies, one)
+    finally:
+        await pool.aclose()
+
+
 CLIENTS: dict[str, Client] = {
     "plain_asyncio": plain_asyncio, "httpx": httpx_one, "httpx_shards": httpx_shards, "aiohttp": aiohttp_one,
-    "httpx_over_aiohttp": httpx_over_aiohttp,
+    "httpx_over_aiohttp": httpx_over_aiohttp, "sembench_plain": sembench_plain,
 }
 
 

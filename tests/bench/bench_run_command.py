@@ -13,6 +13,10 @@ that stamps every request it answers (arrival = answer time - latency):
   - new: `python -m core run --snapshot bench --solver openai:bench --samples K --concurrency C` with
     this tree on PYTHONPATH (a fresh copy of the same snapshot-only database each round);
   - old (with --old DIR): the same command with DIR (e.g. a git worktree of an older commit) on PYTHONPATH.
+    Each command runs in its own tree's directory: `python -m` puts the current directory first on
+    sys.path, so a contestant started from another checkout would run that checkout's code instead
+    (before 2026-11-26's third session the benchmark did that: an `--old` run from the repository's
+    root measured the same code twice).
 
 Rounds alternate between contestants, so a noisy neighbour hits all alike; medians are reported.
 Per contestant: `whole` = requests / command wall time / ideal (ideal = concurrency / latency);
@@ -124,11 +128,11 @@ def cpu_at(samples: list[tuple[float, float]], when: float) -> float | None:
 
 
 def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
-            latency: float) -> dict[str, float]:
+            latency: float, cwd: Path | None = None) -> dict[str, float]:
     server.mark()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawn = time.time()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     samples: list[tuple[float, float]] = []
     stop = threading.Event()
     sampler = threading.Thread(target=cpu_samples, args=(proc.pid, samples, stop), daemon=True)
@@ -219,15 +223,15 @@ def main() -> None:
             argv, tree_env = command(tree)
             shutil.copy(tmp / "base.db", argv[4])
             subprocess.run(argv[:-6] + ["--samples", "1", "--concurrency", str(args.concurrency), "--format",
-                                        "json"], env=tree_env, capture_output=True, check=True)
+                                        "json"], env=tree_env, capture_output=True, check=True, cwd=tree)
         for _ in range(args.repeat):
-            rounds["plain"].append(measure(server, plain, env, n, args.concurrency, args.latency))
+            rounds["plain"].append(measure(server, plain, env, n, args.concurrency, args.latency, tmp))
             for name, tree in trees.items():
                 argv, tree_env = command(tree)
                 shutil.copy(tmp / "base.db", argv[4])  # every round starts from the same database
                 for suffix in ("-wal", "-shm"):
                     Path(argv[4] + suffix).unlink(missing_ok=True)
-                rounds[name].append(measure(server, argv, tree_env, n, args.concurrency, args.latency))
+                rounds[name].append(measure(server, argv, tree_env, n, args.concurrency, args.latency, tree))
             print(json.dumps({k: round(v[-1]["whole"], 3) for k, v in rounds.items()}), file=sys.stderr)
     finally:
         server.close()
