@@ -11,7 +11,12 @@ Until then aiohttp's verified default trusts no authority at all: it fails close
 Only in a process with no other thread (the CLI's start): `SSLContext.set_default_verify_paths` is
 replaced on the class for the import's duration, which a context built by another thread meanwhile
 would see too. A process that already imported aiohttp, or has other threads (the workbench), imports
-it as usual."""
+it as usual.
+
+`aiohttp` here is imported on first use (an attribute read): a run against a local `http://` server
+goes through core.models.plainhttp and never needs it (~0.1 s of a model run's start-up on this machine
+kind), except to raise or catch one of its exceptions when a request fails. A provider that will use it
+reads it when it is made (core.models.pool.needs_aiohttp), before the run starts its threads."""
 
 from __future__ import annotations
 
@@ -47,6 +52,19 @@ def complete_contexts() -> None:
         _skipped.pop().set_default_verify_paths()
 
 
-aiohttp = _import()
+class _OnFirstUse:
+    """The aiohttp module, imported by the first attribute read (then the module's own attributes)."""
+
+    def __getattr__(self, name: str) -> Any:
+        module = _import()
+        globals()["aiohttp"] = module  # later `from core.models.aiohttp_lib import aiohttp` get the module
+        return getattr(module, name)
+
+
+def loaded() -> bool:
+    return "aiohttp" in sys.modules
+
+
+aiohttp: Any = _OnFirstUse()
 
 __all__ = ["aiohttp", "complete_contexts"]

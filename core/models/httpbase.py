@@ -29,7 +29,7 @@ from core.models.base import (
 )
 from core.models.config import API_KEY_ENV, Endpoint, safe_url
 from core.models.plainhttp import PlainPool
-from core.models.pool import ClientPool, make_pool
+from core.models.pool import ClientPool, make_pool, needs_aiohttp
 from core.models.replicas import ReplicaSet, replica_set
 from core.models.retry import endpoint_semaphore, parse_retry_after, retry_delay
 from core.models.think import ReplyAssembler
@@ -100,6 +100,7 @@ class HttpProvider(Provider):
     ) -> None:
         self.model = model
         self.endpoint = endpoint
+        needs_aiohttp(endpoint)
         self.base_url = endpoint.base_url.rstrip("/")
         self.name = f"{self.kind}:{model}"
         self.url = self.base_url + self.path

@@ -23,9 +23,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from core.models.aiohttp_lib import aiohttp  # its exceptions, imported when one is first raised
 from core.models.config import Endpoint
 
 HEAD_LIMIT = 64 * 1024  # a response's status line and headers, at most (aiohttp's own limit is 8 KB a line)

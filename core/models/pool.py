@@ -34,7 +34,12 @@ from core.models.aiohttp_lib import aiohttp, complete_contexts
 from core.models.config import Endpoint
 from core.models.plainhttp import PlainPool
 
-USER_AGENT = f"sembench/{__version__} aiohttp/{aiohttp.__version__}"
+
+def user_agent() -> str:
+    return f"sembench/{__version__} aiohttp/{aiohttp.__version__}"
+
+
+PLAIN_USER_AGENT = f"sembench/{__version__}"
 
 
 @functools.cache
@@ -64,13 +69,24 @@ def env_proxy(url: str) -> str | None:
 TRANSPORT_ENV = "SEMBENCH_TRANSPORT"
 
 
+def plain_transport(endpoint: Endpoint) -> bool:
+    """Whether the endpoint's requests go through the small plain-HTTP client (core.models.plainhttp):
+    every replica is `http://` with no proxy, and SEMBENCH_TRANSPORT does not ask for aiohttp."""
+    return (os.environ.get(TRANSPORT_ENV, "").strip().lower() != "aiohttp"
+            and all(u.lower().startswith("http://") and env_proxy(u) is None for u in endpoint.replicas))
+
+
+def needs_aiohttp(endpoint: Endpoint) -> None:
+    """Import aiohttp now if the endpoint will use it: when a provider is made, before a run starts its
+    threads (core.models.aiohttp_lib imports it cheaper in a process with one thread)."""
+    if not plain_transport(endpoint):
+        aiohttp.ClientSession  # noqa: B018 - the attribute read is the import
+
+
 def make_pool(endpoint: Endpoint) -> ClientPool | PlainPool:
     """The connections a provider sends through: the small plain-HTTP client (core.models.plainhttp) when
     every replica is `http://` with no proxy, unless SEMBENCH_TRANSPORT=aiohttp; aiohttp otherwise."""
-    urls = endpoint.replicas
-    plain = (os.environ.get(TRANSPORT_ENV, "").strip().lower() != "aiohttp"
-             and all(u.lower().startswith("http://") and env_proxy(u) is None for u in urls))
-    return PlainPool(endpoint, USER_AGENT) if plain else ClientPool(endpoint)
+    return PlainPool(endpoint, PLAIN_USER_AGENT) if plain_transport(endpoint) else ClientPool(endpoint)
 
 
 class ClientPool:
@@ -97,7 +113,7 @@ class ClientPool:
             # the whole request is bounded by the provider's own deadline.
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=endpoint.connect_timeout_s,
                                           sock_read=endpoint.timeout_s),
-            headers={"User-Agent": USER_AGENT},
+            headers={"User-Agent": user_agent()},
             trust_env=False,
         )
 

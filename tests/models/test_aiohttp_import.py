@@ -18,6 +18,8 @@ if {thread}:
     threading.Thread(target=stop.wait, daemon=True).start()
 real = ssl.SSLContext.set_default_verify_paths
 import core.models.httpbase
+from core.models.aiohttp_lib import aiohttp
+aiohttp.ClientSession  # imported on first use (a local http:// run never needs it)
 import aiohttp.connector as connector
 from core.models.config import Endpoint
 from core.models.pool import ClientPool

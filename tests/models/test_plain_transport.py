@@ -255,3 +255,44 @@ async def _answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
     writer.write(reply)
     await writer.drain()
     writer.close()
+
+
+LOCAL_RUN = r"""
+import asyncio, json, sys
+from core.models import Message, make_provider
+from core.models.config import Endpoint
+
+REPLY = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+                    "model": "m", "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+
+async def answer(reader, writer):
+    await reader.readuntil(b"\r\n\r\n")
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(REPLY) + REPLY)
+    await writer.drain()
+    writer.close()
+
+async def main():
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    provider = make_provider("openai:m", Endpoint(kind="openai", base_url=f"http://127.0.0.1:{port}/v1"))
+    reply = await provider.complete([Message(role="user", content="x")])
+    await provider.aclose()
+    server.close()
+    print(json.dumps({"text": reply.text, "aiohttp": "aiohttp" in sys.modules}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_request_to_a_local_server_never_imports_aiohttp(monkeypatch) -> None:
+    """aiohttp's import is ~0.1 s of a model run's start-up; the plain transport does without it."""
+    import subprocess
+    import sys
+
+    for var in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY", TRANSPORT_ENV):
+        monkeypatch.delenv(var, raising=False)
+    out = subprocess.run([sys.executable, "-c", LOCAL_RUN], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == {"text": "hi", "aiohttp": False}
+    monkeypatch.setenv(TRANSPORT_ENV, "aiohttp")
+    out = subprocess.run([sys.executable, "-c", LOCAL_RUN], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == {"text": "hi", "aiohttp": True}
