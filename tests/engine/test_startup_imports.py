@@ -90,3 +90,18 @@ def test_the_fingerprint_follows_every_file_but_bytecode(tmp_path: Path) -> None
     source.write_text("A = 22\n", encoding="utf-8")
     assert family_summary._tree(str(tmp_path)) != before
     assert str(Path(family_summary.__file__).resolve()) in family_summary.fingerprint()  # core/ is covered
+
+
+@pytest.mark.parametrize("verb", [["prompt", "cascade", "--instances"],
+                                  ["verify", "typeinf", "--answers", "ANSWERS", "--instances"]])
+def test_an_unreadable_instances_file_is_refused_without_pydantic(verb: list[str], tmp_path: Path) -> None:
+    """The error of a file that is not JSON comes before any instance is built: no pydantic in the process
+    (most of the bad-input battery's cases, and a user's every mistyped file, end this way)."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    args = [str(bad) if a == "ANSWERS" else a for a in verb] + [str(bad)]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT % json.dumps(HEAVY), *args], capture_output=True,
+                          text=True, env=env, check=True)
+    assert "malformed JSON" in proc.stderr and str(bad) in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout.rpartition("\nLOADED ")[2]) == []
