@@ -43,3 +43,29 @@ async def test_a_refresh_that_changes_nothing_keeps_the_keys_and_a_change_shows(
         await settle(pilot)
         changed = footer_keys(app)
         assert shown(changed) == expected(app) and shown(changed) != shown(before)
+
+
+async def test_a_new_footer_key_is_styled_once(make_app, workbench) -> None:
+    """Textual's keys start compact and are then bound to the footer's value: two more restyles of each
+    key. Here a key is styled when it is mounted and not again, and shows the footer's compactness."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        restyled: list[object] = []
+        update_styles = app.update_styles
+
+        def counting(node=None, animate: bool = True) -> None:
+            if isinstance(node, FooterKey):
+                restyled.append(node)
+            update_styles(node, animate=animate)
+
+        app.update_styles = counting  # type: ignore[method-assign]
+        await pilot.press("slash")  # the footer changes: new keys
+        await settle(pilot)
+        keys = footer_keys(app)
+        assert keys and shown(keys) == expected(app)
+        assert [key for key in restyled if not key.has_class("-command-palette")] == []
+        footer = app.screen.query_one(TextualFooter)
+        bound = [key for key in keys if not key.has_class("-command-palette")]
+        assert bound and all(key.compact == footer.compact and key.has_class("-compact") == footer.compact
+                             for key in bound)
