@@ -9,10 +9,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from tui.attempt_info import configured_endpoints, cost_cell, finish_cell, latency_cell, tokens_cell
 from tui.screens.base import SembenchScreen
+from tui.widgets.footer import Footer
 from tui.widgets.table import RowTable
 
 COLUMNS = ("#", "instance", "sample", "correct", "status", "latency", "tokens in/out", "finish", "cost", "error")

@@ -17,7 +17,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from core.family import all_families
 from core.instance import Snapshot
@@ -45,6 +45,7 @@ from tui.data import (
 from tui.heap import settle
 from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
+from tui.widgets.footer import Footer
 from tui.widgets.table import RowTable, VirtualTable
 
 # Below NARROW columns (an 80x24 terminal) the browser packs tighter: the search box gets a row of its own

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from core.family import Family
 from core.instance import Instance
@@ -27,6 +27,7 @@ from core.trace import Trace
 from tui.data import AttemptView
 from tui.families import view_for
 from tui.screens.base import SembenchScreen
+from tui.widgets.footer import Footer
 from tui.widgets.steppers import STEP_BINDINGS, StepperView
 
 

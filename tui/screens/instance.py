@@ -26,7 +26,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 
 from core.attempts import AttemptRecord, record_from
 from core.family import Family
@@ -40,6 +40,7 @@ from tui.families import view_for
 from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, TraceReady
 from tui.screens.base import SembenchScreen
 from tui.widgets.diff import verdict_renderable
+from tui.widgets.footer import Footer
 from tui.widgets.problem import meta_line, prompt_renderable
 from tui.widgets.solve import (
     HUMAN,

@@ -18,11 +18,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from tui.data import RunsPoll, poll_runs, read_runs, read_snapshot, short_time
 from tui.messages import RunReport, RunsPolled
 from tui.screens.base import SembenchScreen
+from tui.widgets.footer import Footer
 from tui.widgets.plot import bar
 from tui.widgets.table import RowTable
 

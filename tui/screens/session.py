@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static, TabbedContent, TextArea
+from textual.widgets import DataTable, Header, Input, Select, Static, TabbedContent, TextArea
 
 from core import sessions
 from core.attempts import AttemptRecord
@@ -34,6 +34,7 @@ from core.store import LogStore
 from tui.data import AttemptView, fmt_seconds
 from tui.screens.base import SembenchScreen
 from tui.screens.instance import InstanceScreen
+from tui.widgets.footer import Footer
 from tui.widgets.problem import meta_line
 from tui.widgets.solve import HUMAN
 from tui.widgets.table import RowTable
