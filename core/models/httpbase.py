@@ -294,8 +294,8 @@ class HttpProvider(Provider):
                     data = await self._read_body(resp, self.endpoint.max_response_bytes)
                     try:  # as _guard, without a coroutine per reply: parsing a whole body never waits
                         meta = self._parse_whole(data, asm)
-                    except (Failure, _CallbackError, aiohttp.ClientError):
-                        raise
+                    except (Failure, _CallbackError):  # (parsing does no I/O: no aiohttp error to let by,
+                        raise  # and naming one would import aiohttp for every malformed local reply)
                     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
                         raise malformed(f"unexpected response shape: {type(exc).__name__}: {exc}") from None
         except (Failure, _CallbackError):

@@ -765,3 +765,12 @@ def fake_server() -> Any:
     """A started FakeServer, stopped after the test."""
     with FakeServer() as srv:
         yield srv
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """For raw-socket test servers: one request's head, its Content-Length body read and dropped."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    await reader.readexactly(length)
+    return head

@@ -18,6 +18,7 @@ from core.models.config import Endpoint
 from core.models.plainhttp import PlainPool
 from core.models.pool import TRANSPORT_ENV, ClientPool
 from core.models.pool import make_pool as make
+from tests.models.fakeserver import read_request
 
 MSGS = [Message(role="user", content="hi")]
 TEXT = "Réponse: 42 — ünïcödé 🙂 ok\n```python\ns = s.replace('a', 'b')\n```"  # multi-byte characters
@@ -57,10 +58,7 @@ class Raw:
         self.connections += 1
         try:
             while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:"))
-                await reader.readexactly(length)
+                head = await read_request(reader)
                 self.heads.append(head)
                 reply = self.answer(self.requests)
                 self.requests += 1
@@ -259,11 +257,10 @@ async def _answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
 
 LOCAL_RUN = r"""
 import asyncio, json, sys
-from core.models import Message, make_provider
+from core.models import Message, ProviderError, make_provider
 from core.models.config import Endpoint
 
-REPLY = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
-                    "model": "m", "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+REPLY = @REPLY@
 
 async def answer(reader, writer):
     await reader.readuntil(b"\r\n\r\n")
@@ -275,10 +272,13 @@ async def main():
     server = await asyncio.start_server(answer, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     provider = make_provider("openai:m", Endpoint(kind="openai", base_url=f"http://127.0.0.1:{port}/v1"))
-    reply = await provider.complete([Message(role="user", content="x")])
+    try:
+        text = (await provider.complete([Message(role="user", content="x")])).text
+    except ProviderError as exc:
+        text = exc.kind
     await provider.aclose()
     server.close()
-    print(json.dumps({"text": reply.text, "aiohttp": "aiohttp" in sys.modules}))
+    print(json.dumps({"text": text, "aiohttp": "aiohttp" in sys.modules}))
 
 asyncio.run(main())
 """
@@ -289,10 +289,18 @@ def test_a_request_to_a_local_server_never_imports_aiohttp(monkeypatch) -> None:
     import subprocess
     import sys
 
+    good = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+                       "model": "m", "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+    local_run = LOCAL_RUN.replace("@REPLY@", repr(good.encode()))
     for var in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY", TRANSPORT_ENV):
         monkeypatch.delenv(var, raising=False)
-    out = subprocess.run([sys.executable, "-c", LOCAL_RUN], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run([sys.executable, "-c", local_run], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(out.stdout) == {"text": "hi", "aiohttp": False}
     monkeypatch.setenv(TRANSPORT_ENV, "aiohttp")
-    out = subprocess.run([sys.executable, "-c", LOCAL_RUN], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run([sys.executable, "-c", local_run], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(out.stdout) == {"text": "hi", "aiohttp": True}
+    # a malformed reply is refused as such, still without aiohttp (parsing does no I/O)
+    monkeypatch.delenv(TRANSPORT_ENV)
+    broken = LOCAL_RUN.replace("@REPLY@", repr(good.encode()[:-9]))
+    out = subprocess.run([sys.executable, "-c", broken], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == {"text": "malformed", "aiohttp": False}

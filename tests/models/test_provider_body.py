@@ -13,6 +13,7 @@ import pytest
 
 from core.models import Message, ProviderError, make_provider
 from core.models.config import Endpoint
+from tests.models.fakeserver import read_request
 
 MSGS = [Message(role="user", content="hi")]
 REPLY = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x" * 5000},
@@ -25,10 +26,7 @@ def raw_server(head: Callable[[bytes], bytes]) -> Callable[[asyncio.StreamReader
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                request = await reader.readuntil(b"\r\n\r\n")
-                length = next(int(line.split(b":")[1]) for line in request.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:"))
-                await reader.readexactly(length)
+                await read_request(reader)
                 body = json.dumps(REPLY).encode()
                 first = head(body)
                 if b"gzip" in first:
