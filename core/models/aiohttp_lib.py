@@ -61,10 +61,6 @@ class _OnFirstUse:
         return getattr(module, name)
 
 
-def loaded() -> bool:
-    return "aiohttp" in sys.modules
-
-
 aiohttp: Any = _OnFirstUse()
 
 __all__ = ["aiohttp", "complete_contexts"]
