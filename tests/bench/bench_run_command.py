@@ -65,6 +65,8 @@ def reply(req):
     stamps.append(time.time())
     last = req.messages[-1]["content"] if req.messages else ""
     return Reply(text=answers.get(last, "no idea"))
+import asyncio, uvloop
+asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())  # FakeServer's loop: uvloop, as uvicorn (vLLM) runs
 srv = FakeServer(reply, latency_s={latency}).start()
 print(srv.port, flush=True)
 for line in sys.stdin:
@@ -106,6 +108,15 @@ class Server:
         self.proc.wait(10)
 
 
+def proc_cpu(pid: int) -> float:
+    """A running process's CPU seconds so far (user + system), from /proc (Linux; else NaN)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+
+
 def cpu_samples(pid: int, out: list[tuple[float, float]], stop: threading.Event) -> None:
     """(time, CPU seconds so far) of a running process every 20 ms, from /proc (Linux; else nothing)."""
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -130,6 +141,7 @@ def cpu_at(samples: list[tuple[float, float]], when: float) -> float | None:
 def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concurrency: int,
             latency: float, cwd: Path | None = None) -> dict[str, float]:
     server.mark()
+    server_before = proc_cpu(server.proc.pid)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawn = time.time()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
@@ -145,6 +157,7 @@ def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concur
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {err[-2000:]}")
+    server_cpu = proc_cpu(server.proc.pid) - server_before
     answered = server.stamps()
     if len(answered) != n:
         raise RuntimeError(f"{argv[:4]}: the server answered {len(answered)} requests, not {n}")
@@ -161,6 +174,7 @@ def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concur
         "startup_cpu_s": startup_cpu,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
         "tail_s": end - answered[-1], "cpu_s": cpu, "phase_cpu_ms": 1000 * phase_cpu / n,
+        "server_cpu_ms": 1000 * server_cpu / n,
     }
 
 
