@@ -10,7 +10,7 @@ import math
 import time
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_jsonable_python
 
 from core.canonical import INT64_MAX, INT64_MIN, canonical_json, safe_text, storable
@@ -23,6 +23,8 @@ from core.verdict import Answer, Verdict
 
 class AttemptRecord(BaseModel):
     """Everything recorded for one attempt (the `attempts` table's columns, typed)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     run_id: str | None = None
     snapshot: str | None = None

@@ -645,7 +645,8 @@ def main(argv: list[str] | None = None) -> None:
     """The console entry (`sembench VERB`, `python -m core`): the command, then a quick exit."""
     # pydantic looks for plugins (the `pydantic` entry points of every installed distribution) when it
     # builds its first model: 20-35 ms of a run's start-up (docs/performance.md) for plugins Sembench has
-    # none of. A value the user set (an empty one turns the search back on) is kept.
+    # none of, and turned off its loader is not even imported (core.pydantic_plugins). A value the user
+    # set (an empty one turns the search back on) is kept. `python -m core` sets it before its imports.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         cli.main(args=argv, prog_name="sembench")

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.instance import Instance
 from core.trace import Prompt
@@ -20,6 +20,8 @@ DeltaCallback = Callable[[str, str], None]  # (kind: "text" | "reasoning", chunk
 
 class SolveResult(BaseModel):
     """What a solver returns: the raw response plus everything worth recording with the attempt."""
+
+    model_config = ConfigDict(defer_build=True)
 
     response: str = ""
     reasoning: str | None = None

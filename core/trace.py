@@ -109,6 +109,8 @@ class Trace(BaseModel):
 class Prompt(BaseModel):
     """Chat messages plus a completion-style string where the paper has one."""
 
+    model_config = ConfigDict(defer_build=True)
+
     style: str
     messages: list[dict[str, str]]
     completion: str | None = None

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Answer(BaseModel):
     """The result of `extract`: a family-specific value, or a typed extraction error. Never raised."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool
     value: Any = None
@@ -28,6 +30,8 @@ class Answer(BaseModel):
 class DiffRow(BaseModel):
     """One renderable comparison line: spans are [start, end) character ranges that differ."""
 
+    model_config = ConfigDict(defer_build=True)
+
     label: str
     expected: str
     got: str
@@ -39,6 +43,8 @@ class DiffRow(BaseModel):
 
 class Verdict(BaseModel):
     """What the verifier says. It explains itself: `explanation` in words, `diff` row by row."""
+
+    model_config = ConfigDict(defer_build=True)
 
     correct: bool
     score: float

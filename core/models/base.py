@@ -27,7 +27,7 @@ ErrorKind = Literal[
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     role: Role
     content: str
@@ -36,7 +36,7 @@ class Message(BaseModel):
 class SamplingParams(BaseModel):
     """Per-request options. None means "not sent", so the server's own default applies."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     # Bounded so that nan, inf or a typo of a few zeros is refused up front, not sent with every request.
     temperature: float | None = Field(default=None, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
@@ -60,6 +60,8 @@ _NO_REASONING = frozenset({"none", "off", "false", "0"})
 class ChatRequest(BaseModel):
     """One request as the cache sees it. `provider` and `base_url` are filled by Provider.request()."""
 
+    model_config = ConfigDict(defer_build=True)
+
     model: str
     messages: list[Message]
     params: SamplingParams = Field(default_factory=SamplingParams)
@@ -81,6 +83,8 @@ class ChatRequest(BaseModel):
 
 
 class Usage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
@@ -88,6 +92,8 @@ class Usage(BaseModel):
 
 class ChatResponse(BaseModel):
     """A completed reply. `text` never contains <think> blocks; they are in `reasoning`."""
+
+    model_config = ConfigDict(defer_build=True)
 
     text: str
     reasoning: str | None = None

@@ -55,7 +55,7 @@ class ConfigError(ValueError):
 class Endpoint(BaseModel):
     """One server and how to talk to it. Retry timings are here so tests can make them tiny."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: str
     base_url: str

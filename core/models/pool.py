@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import os
 import ssl
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,7 +57,11 @@ def env_proxy(url: str) -> str | None:
     """The proxy the environment asks for this URL (None for NO_PROXY hosts and loopback)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
-    if host in ("127.0.0.1", "localhost", "::1") or urllib.request.proxy_bypass(host):
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return None
+    import urllib.request  # here: it imports http.client and email (~15 ms), which a local run never needs
+
+    if urllib.request.proxy_bypass(host):
         return None
     return urllib.request.getproxies().get(parts.scheme)
 

@@ -6,7 +6,6 @@ import asyncio
 import random
 import weakref
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Protocol
 
 
@@ -41,6 +40,8 @@ def parse_retry_after(headers: Headers, now: datetime | None = None) -> float | 
     try:
         seconds = float(value)
     except ValueError:
+        from email.utils import parsedate_to_datetime  # here: the email package is ~5 ms of every start-up
+
         try:
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.attempts import AttemptRecord
 from core.errors import UserError
@@ -19,6 +19,8 @@ from core.models.base import SamplingParams
 
 class RunConfig(BaseModel):
     """What a run asks for. Everything but snapshot/solver/samples is stored as the run's options."""
+
+    model_config = ConfigDict(defer_build=True)
 
     snapshot: str
     solver: str

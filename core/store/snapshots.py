@@ -11,17 +11,11 @@ from typing import Any, ClassVar
 from core.canonical import canonical_json, safe_text, storable
 from core.errors import UserError
 from core.instance import Instance, Snapshot
+from core.store.database import Database
 from core.store.faults import LOCK_WAIT_S, db_fault, path_fault, stored_json
-from core.store.sqlite_lib import sqlite_utils
 
 
-def _database(conn: sqlite3.Connection) -> Any:
-    # execute_plugins=False: no scan of every installed package's entry points for sqlite-utils plugins
-    # (~45 ms), and no third-party plugin changing the connections sembench writes through.
-    return sqlite_utils.Database(conn, execute_plugins=False)
-
-
-def _check_readable(db: Any, path: Path) -> None:
+def _check_readable(db: Database, path: Path) -> None:
     """Touch the schema so a truncated or foreign file fails here, with a clear message."""
     try:
         db.execute("select count(*) from sqlite_master").fetchone()
@@ -65,19 +59,23 @@ def refuse_snapshots_database(path: Path) -> None:
                         file=str(path))
 
 
-def _ensure_snapshot_tables(db: Any) -> None:
-    if "snapshots" not in db.table_names():
-        db["snapshots"].create(
+def _ensure_snapshot_tables(db: Database) -> None:
+    tables = db.table_names()
+    if "snapshots" in tables and "instances" in tables:
+        return  # every open of an existing file: sqlite_utils is not imported
+    helpers = db.sqlite_utils()
+    if "snapshots" not in tables:
+        helpers["snapshots"].create(
             {"name": str, "family": str, "preset": str, "params": str, "seed": int, "count": int,
              "description": str, "meta": str, "created": str},
             pk="name",
         )
-    if "instances" not in db.table_names():
-        db["instances"].create(
+    if "instances" not in tables:
+        helpers["instances"].create(
             {"snapshot": str, "idx": int, "id": str, "family": str, "features": str, "data": str},
             pk=("snapshot", "idx"),
         )
-        db["instances"].create_index(["snapshot", "id"], unique=True)
+        helpers["instances"].create_index(["snapshot", "id"], unique=True)
 
 
 class SnapshotStore:
@@ -103,7 +101,7 @@ class SnapshotStore:
             try:
                 # The busy timeout applies from the first statement: a database another process is
                 # writing makes this wait LOCK_WAIT_S (as every later write does), then fail clearly.
-                self.db = _database(sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S))
+                self.db = Database(sqlite3.connect(str(self.path), timeout=LOCK_WAIT_S))
                 _check_readable(self.db, self.path)
                 _ensure_snapshot_tables(self.db)
             except sqlite3.Error as exc:
@@ -112,7 +110,7 @@ class SnapshotStore:
             if not self.path.exists():
                 raise UserError("snapshot database not found", file=str(self.path))
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-            self.db = _database(conn)
+            self.db = Database(conn)
             _check_readable(self.db, self.path)
 
     def close(self) -> None:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.errors import EnvironmentFault
 from core.tools import sandbox
@@ -43,6 +43,8 @@ _SWEEP_LOCK = threading.Lock()
 
 class ToolResult(BaseModel):
     """What a run gave. `files` holds the output files asked for by `collect` (text, may be missing)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     argv: list[str]
     rc: int | None  # None when killed

@@ -2,7 +2,8 @@
 timing (tests/bench/bench_run_command.py measures the whole command side by side with a plain client).
 
 - start-up: opening the log database imports neither numpy nor pandas (sqlite_utils would, for types
-  no store hands it) and scans no installed package for sqlite-utils plugins;
+  no store hands it) and scans no installed package for sqlite-utils plugins; opening one that exists
+  does not import sqlite_utils at all (it only creates a new file's snapshot tables);
 - the way out: the console entry freezes the garbage collector's objects before the interpreter's
   finalization (which would otherwise collect every object of the process again), and the command
   closes its workspace itself, so the log is one self-contained file afterwards (no -wal left).
@@ -36,6 +37,27 @@ def test_opening_a_log_imports_no_numpy_and_scans_no_plugins(tmp_path: Path) -> 
     out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "log.db"), str(tmp_path / "absent.db")],
                          capture_output=True, text=True, env=env, check=True).stdout
     assert json.loads(out) == {"numpy": False, "pandas": False, "plugins_scanned": False}
+
+
+REOPEN_PROBE = """
+import json, sys
+from core.store import Workspace
+ws = Workspace(sys.argv[1], snapshots_path=sys.argv[2])
+names = [s.name for s in ws.log.snapshots()]
+print(json.dumps({"snapshots": names, "sqlite_utils": "sqlite_utils" in sys.modules}))
+"""
+
+
+def test_reopening_a_log_does_not_import_sqlite_utils(tmp_path: Path, toy: Family) -> None:
+    db = tmp_path / "log.db"
+    write_snapshot(db, toy, "snap", 3)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", REOPEN_PROBE, str(db), str(tmp_path / "absent.db")],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out) == {"snapshots": ["snap"], "sqlite_utils": False}
+    fresh = subprocess.run([sys.executable, "-c", REOPEN_PROBE, str(tmp_path / "new.db"),
+                            str(tmp_path / "absent.db")], capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(fresh) == {"snapshots": [], "sqlite_utils": True}  # a new file's tables: sqlite-utils
 
 
 def test_a_process_that_already_has_numpy_keeps_it(tmp_path: Path) -> None:
@@ -82,8 +104,9 @@ PLUGINS_PROBE = """
 import atexit, sys
 sys.path[:0] = [{repo!r}, {runs!r}]
 def report():
-    import pydantic.plugin._loader as loader
-    print("SCANNED", loader._plugins is not None, flush=True)
+    loader = sys.modules.get("pydantic.plugin._loader")
+    print("SCANNED", getattr(loader, "_plugins", None) is not None, flush=True)
+    print("METADATA", "importlib.metadata" in sys.modules, flush=True)
 atexit.register(report)
 from tui.entry import main
 main(sys.argv[1:])
@@ -101,7 +124,8 @@ def test_the_command_does_not_search_for_pydantic_plugins_unless_asked(tmp_path:
     for env, scanned in ((base, "False"), ({**base, "PYDANTIC_DISABLE_PLUGINS": ""}, "True")):
         proc = subprocess.run([sys.executable, "-c", code, "--db", str(db), "snapshot", "list", "--format", "json"], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.strip().splitlines()[-1] == f"SCANNED {scanned}"
+        # turned off, pydantic's loader is not even imported (nor importlib.metadata, its import)
+        assert proc.stdout.strip().splitlines()[-2:] == [f"SCANNED {scanned}", f"METADATA {scanned}"]
 
 
 def test_a_run_returns_with_its_attempts_in_the_database_file_itself(tmp_path: Path, toy: Family) -> None:
