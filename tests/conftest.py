@@ -108,6 +108,23 @@ def _private_state(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
+def shared_tool_cache_path() -> str:
+    """The session's one tool cache (in the session's home, so both xdist workers use the same file)."""
+    return os.path.join(os.environ["SEMBENCH_TESTS_HOME"], "tool-cache.db")
+
+
+@pytest.fixture
+def shared_tool_cache():
+    """Tool results (a WP run, a GHC check) cached for the whole session, both workers included: for the
+    tests that only read verdicts, so the same reference contract or baseline answer is proved once per
+    session rather than once per test (the kit, the family contract and specs' own tests prove many of
+    the same programs; docs/testing.md). Set before each test, since a test that opens a workspace points
+    the process's cache at that workspace's log. Tests of the cache itself configure their own."""
+    from core.tools import configure
+
+    return configure(shared_tool_cache_path())
+
+
 @pytest.fixture
 def log_db(tmp_path, monkeypatch):
     """A fresh log database path, also exported as SEMBENCH_DB for CLI subprocesses."""

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from core.family import all_families
 from core.instance import Instance
 
+# verdicts only: tool results shared with the session's other such tests (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("shared_tool_cache")
 FAMILIES = sorted(all_families())
 
 

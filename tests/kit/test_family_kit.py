@@ -22,6 +22,8 @@ from core.family import Family, all_families
 from core.instance import Instance
 from core.store import REPO_ROOT
 
+# verdicts only: tool results shared with the session's other such tests (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("shared_tool_cache")
 KIT_ITEMS = 6
 FAMILIES = sorted(all_families())
 BASE_FIELDS = {"id", "family", "params", "seed", "index", "ground_truth", "meta"}

@@ -81,7 +81,9 @@ def quiet_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("family_id", sorted(all_families()))
-async def test_family_opens_steps_solves_in_the_workbench(family_id: str, tmp_path: Path, quiet_env) -> None:
+async def test_family_opens_steps_solves_in_the_workbench(family_id: str, tmp_path: Path, quiet_env,
+                                                          shared_tool_cache) -> None:
+    from core.tools import configure
     from tui.app import SembenchApp
 
     family = all_families()[family_id]
@@ -89,6 +91,9 @@ async def test_family_opens_steps_solves_in_the_workbench(family_id: str, tmp_pa
     log, snapshot, instances = kit_log(tmp_path, family)
     instance = instances[0]
     app = SembenchApp(db=log, snapshots=tmp_path / "no-bundled-snapshots.db")
+    # The app's workspace points the tool cache at its log; the kit reads verdicts only, so its WP runs
+    # (the reference's trace, the baseline's answer) come from the session's cache (tests/conftest.py).
+    configure(shared_tool_cache.path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         # The browser: the kit's snapshot, one row per instance, the visible features as columns.

@@ -146,30 +146,39 @@ async def test_tab_and_global_keys_work_from_every_widget_but_text_fields(make_a
         screen = app.screen
         await pilot.press("3", "ctrl+s")  # an attempt, so Verdict and History have something to focus
         await settle(pilot)
-        tried: set[str] = set()
-        helped: set[type] = set()
+        chains: dict[str, list] = {}
         for tab in TABS:
             await pilot.press(DIGIT[tab])
             assert screen.active_tab == tab
-            for widget in list(screen.focus_chain):
-                if isinstance(widget, Input | TextArea):
-                    continue  # they take digits and letters as text
-                target = "history" if tab != "history" else "problem"
+            # Input and TextArea take digits and letters as text
+            chains[tab] = [w for w in screen.focus_chain if not isinstance(w, Input | TextArea)]
+        # The widgets tab by tab in turn, and each one's digit goes to the next one's tab: every tab switch
+        # is tried from a widget and brings the next widget on screen (a switch there and back per widget
+        # made the test twice as long: Textual lays the tab out again at each switch).
+        order = [(tab, chain.pop(0)) for _ in range(max(map(len, chains.values())))
+                 for tab, chain in chains.items() if chain]
+        tried: set[str] = set()
+        helped: set[type] = set()
+        for n, (tab, widget) in enumerate(order):
+            if screen.active_tab != tab:
+                await pilot.press(DIGIT[tab])
+                assert screen.active_tab == tab
+            if type(widget) not in helped:
+                helped.add(type(widget))
                 widget.focus()
                 await pilot.pause()
-                assert app.focused is widget, widget
-                await pilot.press(DIGIT[target])
-                assert screen.active_tab == target, f"{DIGIT[target]} from {widget!r} on {tab}"
-                await pilot.press(DIGIT[tab])
-                tried.add(f"{tab}:{widget.id or type(widget).__name__}")
-                if type(widget) not in helped:
-                    helped.add(type(widget))
-                    widget.focus()
-                    await pilot.pause()
-                    await pilot.press("question_mark")
-                    assert isinstance(app.screen, HelpScreen), f"? from {widget!r}"
-                    await pilot.press("escape")
-                    assert app.screen is screen
+                await pilot.press("question_mark")
+                assert isinstance(app.screen, HelpScreen), f"? from {widget!r}"
+                await pilot.press("escape")
+                assert app.screen is screen
+            widget.focus()
+            await pilot.pause()
+            assert app.focused is widget, widget
+            following = order[n + 1][0] if n + 1 < len(order) else tab
+            target = following if following != tab else ("history" if tab != "history" else "problem")
+            await pilot.press(DIGIT[target])
+            assert screen.active_tab == target, f"{DIGIT[target]} from {widget!r} on {tab}"
+            tried.add(f"{tab}:{widget.id or type(widget).__name__}")
         assert {"solve:solver", "solve:send", "step:stepper", "history:history-table"} <= tried
         assert len(helped) >= 5
 

@@ -1,14 +1,11 @@
-"""specs tests share one tool cache per test process (a temporary database), so a program proved by one
-test is not proved again by the next in the same worker."""
+"""specs tests share the session's one tool cache (tests/conftest.py: both xdist workers, and the family
+kit and contract tests), so a program proved by one test is not proved again by the next."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.tools import configure
 
-
-@pytest.fixture(scope="session", autouse=True)
-def _specs_tool_cache(tmp_path_factory):
-    configure(tmp_path_factory.mktemp("specs-cache") / "tools.db")
-    yield
+@pytest.fixture(autouse=True)
+def _specs_tool_cache(shared_tool_cache):
+    yield shared_tool_cache
