@@ -648,6 +648,9 @@ def main(argv: list[str] | None = None) -> None:
     # none of, and turned off its loader is not even imported (core.pydantic_plugins). A value the user
     # set (an empty one turns the search back on) is kept. `python -m core` sets it before its imports.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from core.cli_runs import PROCESS
+
+    PROCESS["exits_after_command"] = True
     try:
         cli.main(args=argv, prog_name="sembench")
     finally:

@@ -225,6 +225,12 @@ def _resume_config(store: Any, run_id: str, given: dict[str, Any]) -> Any:
     return config
 
 
+# Set by the console entry (core.cli.main), whose process ends with its command: a run may then freeze the
+# heap it starts with (core.runner.execute.run_async, `freeze_heap`). A command invoked in-process (tests,
+# a host program) leaves the collector as it is.
+PROCESS = {"exits_after_command": False}
+
+
 def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, samples: int | None,
                  concurrency: int | None, limit: int | None, style: str | None, budget: float | None,
                  resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, cluster: str | None = None,
@@ -254,9 +260,10 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
         with open_session(cluster, workers) as session:
             progress.cluster, progress.db = session, ws.log.path
             outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
-                               cluster=session)
+                               cluster=session, freeze_heap=PROCESS["exits_after_command"])
     else:
-        outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress)
+        outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
+                           freeze_heap=PROCESS["exits_after_command"])
     stats = outcome.stats
     summary = {"run": outcome.run_id, "status": outcome.status, "done": stats.done, "total": stats.total,
                "correct": stats.correct, "errors": stats.errors, "cached": stats.cached,

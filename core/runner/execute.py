@@ -304,11 +304,13 @@ def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
 async def run_async(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
     observer: Observer | None = None, run_id: str | None = None, stream: bool = False, cluster: Any = None,
+    freeze_heap: bool = False,
 ) -> RunOutcome:
     """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
     A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command.
     `stream` has model solvers read their replies streamed (same replies; for servers and proxies that
-    only keep long requests alive while bytes flow)."""
+    only keep long requests alive while bytes flow). `freeze_heap`: a process that runs this one run and
+    exits (the CLI) moves what it holds once the run is planned out of the collector's generations."""
     retry_mode(retry_errors)  # a bad mode fails before anything is written
     store = ws.log
     # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
@@ -329,6 +331,12 @@ async def run_async(
         beating = asyncio.create_task(heartbeat(store, run_id))
         try:
             items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
+            if freeze_heap:
+                # The imports' and the snapshot's objects stay to the end; left in the generations, every
+                # young collection of the request phase that reaches them walks them again: ~1/3 of the
+                # collector's CPU in a cascade run of 3,840 requests (docs/performance.md). Only where the
+                # process ends with the run: cyclic garbage among frozen objects is never collected.
+                gc.freeze()
             verifier = None
             if cluster is not None:  # a core.cluster.ClusterSession: checks run on its workers
                 from core.cluster.verifier import ClusterVerifier
@@ -392,7 +400,7 @@ def loop_factory() -> Any:
 
 def run_sync(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
-    observer: Observer | None = None, stream: bool = False, cluster: Any = None,
+    observer: Observer | None = None, stream: bool = False, cluster: Any = None, freeze_heap: bool = False,
 ) -> RunOutcome:
     """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
     holder: dict[str, Any] = {}
@@ -415,7 +423,7 @@ def run_sync(
         # SIGINT/SIGTERM cancel the run's task, and stop a synchronous phase (loading, planning) at once
         with stop_on_signals(asyncio.get_running_loop(), asyncio.current_task()):
             return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder(),
-                                   stream=stream, cluster=cluster)
+                                   stream=stream, cluster=cluster, freeze_heap=freeze_heap)
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:

@@ -83,6 +83,41 @@ main(sys.argv[1:])
 """
 
 
+# Reports, when the run starts its attempts, whether the heap it started with was frozen (the console
+# entry's run) or not (the same command invoked in-process, as tests and host programs do).
+FREEZE_PROBE = """
+import gc, sys
+sys.path[:0] = [{repo!r}, {runs!r}]
+import runs_support
+from core.family import _REGISTRY
+_REGISTRY["toy"] = runs_support.ToyFamily()
+import core.runner
+execute_module = sys.modules["core.runner.execute"]  # core.runner's `execute` is the function
+_execute = execute_module.execute
+async def execute(*args, **kwargs):
+    print("FROZEN-AT-START", gc.get_freeze_count() > 0, flush=True)
+    return await _execute(*args, **kwargs)
+execute_module.execute = execute
+if sys.argv[1] == "console":
+    from tui.entry import main
+    main(sys.argv[2:])
+else:
+    from core.cli import cli
+    cli.main(args=sys.argv[2:], prog_name="sembench", standalone_mode=False)
+"""
+
+
+def test_only_the_console_entrys_run_freezes_the_heap_it_starts_with(tmp_path: Path, toy: Family) -> None:
+    code = FREEZE_PROBE.format(repo=str(REPO), runs=str(Path(__file__).parent))
+    for how, frozen in (("console", True), ("in-process", False)):
+        db = tmp_path / f"{how}.db"
+        write_snapshot(db, toy, "snap", 3)
+        proc = subprocess.run([sys.executable, "-c", code, how, "--db", str(db), "run", "--snapshot", "snap",
+                               "--solver", "oracle", "--format", "json"], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert f"FROZEN-AT-START {frozen}" in proc.stdout.splitlines()
+
+
 def test_the_command_exits_frozen_with_its_log_closed(tmp_path: Path, toy: Family) -> None:
     db = tmp_path / "log.db"
     write_snapshot(db, toy, "snap", 6)
