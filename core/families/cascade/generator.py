@@ -256,6 +256,7 @@ def _sampler(rng: random.Random, p: CascadeParams) -> Callable[[int, str | None]
     pows = [size ** m for m in range(lhs_max + 1)]
     fb = released_feeds_bleeds
     rhs_tries = range(_RHS_TRIES)
+    long_text = 4 * size
 
     def alphabet_lhs(current: str, seps: int, longest: int) -> str:
         """The "alphabet" law: a uniform random string of uniform length over the alphabet, redrawn
@@ -269,7 +270,12 @@ def _sampler(rng: random.Random, p: CascadeParams) -> Callable[[int, str | None]
         # no string holds more substrings of length m than it has characters: their number bounds them all
         chars = len(current) - seps
         if lhs_min == 1:
-            exact[1] = ones = _distinct(current, seps, 1)
+            if len(current) > long_text:
+                # every character is the alphabet's: a long text's distinct ones by a scan per letter
+                # (`str.find`), ordered by first occurrence, cost less than a dict of every character
+                exact[1] = ones = sorted([c for c in alphabet if c in current], key=current.find)
+            else:
+                exact[1] = ones = _distinct(current, seps, 1)
             bounds = [len(ones) / size, *[chars / pows[m] for m in range(2, longest + 1)]]
         else:
             bounds = [chars / pows[m] for m in range(lhs_min, longest + 1)]
