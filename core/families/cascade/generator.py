@@ -300,11 +300,10 @@ def _sampler(rng: random.Random, p: CascadeParams) -> Callable[[int, str | None]
         `category` (or a rule cannot be drawn)."""
         lengths = [in_lo + int(rand() * in_span) for _ in range(n_examples)]
         text = "".join([alphabet[int(rand() * size)] for _ in range(sum(lengths))])
-        inputs, pos = [], 0
-        for n in lengths:
-            inputs.append(text[pos:pos + n])
-            pos += n
-        start = current = _SEP.join(inputs)
+        # cut at the running sums of the lengths (at C speed: 50 examples in MoreEg); the list of inputs
+        # is made only for an attempt that succeeds
+        ends = list(itertools.accumulate(lengths))
+        start = current = _SEP.join(map(text.__getitem__, map(slice, [0, *ends], ends)))
         seps = n_examples - 1  # separators in `current`
         forbidden = 0 if category is None else _FORBIDDEN[category]
         mask = 0
@@ -355,7 +354,7 @@ def _sampler(rng: random.Random, p: CascadeParams) -> Callable[[int, str | None]
             return None
         if released:
             bits = _MASK_BITS[mask]
-        return inputs, cascade, current.split(_SEP), bits
+        return start.split(_SEP), cascade, current.split(_SEP), bits
 
     return attempt
 
