@@ -26,7 +26,10 @@ classifier, plus the alphabet and the longest side a valid program may have (`al
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+import operator
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -39,6 +42,7 @@ from core.families.cascade import released
 from core.families.cascade.model import DEFAULT_MAX_SIDE, RELATION_KEYS, CascadeInstance, CascadeParams, Rule
 from core.families.cascade.relations import bleeds as exact_bleeds
 from core.families.cascade.relations import feeds as exact_feeds
+from core.families.cascade.released import feeds_bleeds as released_feeds_bleeds
 from core.instance import Instance
 from core.seeding import item_rng
 
@@ -162,17 +166,24 @@ def generate_with_stats(params: dict[str, Any], seed: int, index: int) -> tuple[
     rng = item_rng("cascade", resolved, seed, index)
     target = item_target(p, index)
     attempts = invalid = 0
+    attempt = _sampler(rng, p)
+    target_bits = tuple(bit == "1" for bit in target.category) if target.category is not None else None
+    # `rng.choices(lengths, weights)[0]` as `random.choices` computes it (running sums of the weights,
+    # one `random()`, a bisection), with the sums taken once
+    cum_weights = list(itertools.accumulate(p.length_weights)) if p.length_weights is not None else None
+    if cum_weights is not None:
+        total, last = cum_weights[-1] + 0.0, len(cum_weights) - 1
     while True:
         attempts += 1
         constrained = target.category is not None and attempts <= p.patience
         if target.length is not None:
             length = target.length
-        elif p.length_weights is not None:
-            length = rng.choices(target.lengths, weights=p.length_weights)[0]
+        elif cum_weights is not None:
+            length = target.lengths[bisect.bisect(cum_weights, rng.random() * total, 0, last)]
         else:
             length = rng.choice(target.lengths)
-        sample = _attempt(rng, p, length, target.category if constrained else None)
-        if sample is None or (constrained and bits_category(sample[3]) != target.category):
+        sample = attempt(length, target.category if constrained else None)
+        if sample is None or (constrained and sample[3] != target_bits):
             if not constrained:
                 invalid += 1
                 if invalid > _MAX_INVALID:
@@ -204,117 +215,168 @@ def generate_with_stats(params: dict[str, Any], seed: int, index: int) -> tuple[
         return instance, GenerationStats(attempts, relaxed)
 
 
-def _attempt(
-    rng: random.Random, p: CascadeParams, length: int, category: str | None
-) -> tuple[list[str], list[Rule], list[str], Bits] | None:
-    """One sample: (inputs, cascade, outputs, bits under `balance_on`), or None when it cannot meet
-    `category`. With a target category, a rule that sets a bit the target lacks aborts the sample at
-    once (bits only accumulate), which is what makes the rare categories affordable."""
-    inputs = _random_strings(rng, p.alphabet, p.input_len_min, p.input_len_max, p.n_examples)
-    forbidden = [i for i, bit in enumerate(category) if bit == "0"] if category is not None else []
-    bits = NO_BITS
-    current = inputs
-    cascade: list[Rule] = []
-    for _ in range(length):
-        rule = _sample_rule(rng, p, current)
-        if rule is None:
-            return None
-        bits = extend_bits(p.balance_on, cascade, rule, bits)
-        if any(bits[i] for i in forbidden):
-            return None
-        following = [s.replace(rule[0], rule[1]) for s in current]
-        if following == current:  # cannot happen (lhs occurs, rhs != lhs); kept as the stated invariant
-            return None
-        cascade.append(rule)
-        current = following
-    if current == inputs:  # the empty cascade would solve it: not a length-L problem
-        return None
-    return inputs, cascade, current, bits
+# The current strings of an attempt are kept joined by a character no alphabet holds (CascadeParams
+# refuses non-printable characters): one `str.replace` rewrites them all, exactly as rewriting each, since
+# neither side of a rule can match across it.
+_SEP = "\n"
+# The relation bits as a mask: 1 feeding, 2 bleeding, 4 counter-feeding, 8 counter-bleeding; per target
+# category, the bits it lacks.
+_FORBIDDEN = {c: sum(1 << i for i, bit in enumerate(c) if bit == "0") for c in CATEGORIES}
+_MASK_BITS: list[Bits] = [(bool(m & 1), bool(m & 2), bool(m & 4), bool(m & 8)) for m in range(16)]
 
 
-def _sample_rule(rng: random.Random, p: CascadeParams, current: list[str]) -> Rule | None:
-    lhs = _sample_lhs(rng, p, current)
-    if lhs is None:
-        return None
-    for _ in range(_RHS_TRIES):
-        rhs = _random_string(rng, p.alphabet, p.rhs_len_min, p.rhs_len_max)
-        if rhs != lhs:
-            return lhs, rhs
-    return None
+Sample = tuple[list[str], list[Rule], list[str], Bits]
 
 
-def _random_strings(rng: random.Random, alphabet: str, lo: int, hi: int, count: int) -> list[str]:
-    """`count` strings as `_random_string` draws them (lengths first, then all the characters at once)."""
-    rand = rng.random
-    size, span = len(alphabet), hi - lo + 1
-    lengths = [lo + int(rand() * span) for _ in range(count)]
-    text = "".join([alphabet[int(rand() * size)] for _ in range(sum(lengths))])
-    out, pos = [], 0
-    for n in lengths:
-        out.append(text[pos:pos + n])
-        pos += n
-    return out
+def _sampler(rng: random.Random, p: CascadeParams) -> Callable[[int, str | None], Sample | None]:
+    """One item's rejection sampler: `attempt(length, category)`. Every attempt draws from the item's
+    RNG exactly as the statement below says (the same calls, in the same order, on the same values: the
+    bundled snapshots are the proof, tests/engine/test_bundle.py and test_cascade_done_when.py); what
+    does not draw is arranged to cost little, since an item takes ~650 attempts in PBEBench-Lite: the
+    params' constants are read once per item (closure cells), the strings are rewritten joined by `_SEP`,
+    the released detector's tests are the string-only `released.feeds_bleeds`, and a rule that sets a
+    forbidden bit ends the attempt at that pair.
 
+    One attempt, in draw order:
 
-def _random_string(rng: random.Random, alphabet: str, lo: int, hi: int) -> str:
-    """A string of uniform length lo..hi with uniform independent characters.
-
-    `int(random() * n)` is how `random.choices` picks too; written out it is several times faster than
-    `choices` + `randint`, and this is the generator's innermost loop.
+    - the inputs: `n_examples` lengths uniform in input_len_min..max, then all their characters
+      (`int(random() * n)`, how `random.choices` picks too, written out);
+    - per rule: the lhs (see `alphabet_lhs`; for lhs_sampling="substring", a length uniform among those
+      that occur, then a distinct substring of it uniformly), then the rhs as a string of uniform length
+      and characters, redrawn (up to 16 times) while it equals the lhs;
+    - after each rule, the relation bits of the pairs (earlier rule, new rule) under `balance_on`: a bit
+      the target category lacks ends the attempt (bits only accumulate).
     """
-    rand = rng.random
-    size = len(alphabet)
-    k = lo + int(rand() * (hi - lo + 1))
-    if k == 1:
-        return alphabet[int(rand() * size)]
-    return "".join([alphabet[int(rand() * size)] for _ in range(k)])
+    rand, choice = rng.random, rng.choice
+    alphabet, size = p.alphabet, len(p.alphabet)
+    n_examples, in_lo, in_span = p.n_examples, p.input_len_min, p.input_len_max - p.input_len_min + 1
+    lhs_min, lhs_max = p.lhs_len_min, p.lhs_len_max
+    rhs_lo, rhs_span = p.rhs_len_min, p.rhs_len_max - p.rhs_len_min + 1
+    released, alphabet_law, classifier = p.balance_on == "released", p.lhs_sampling == "alphabet", p.balance_on
+    pows = [size ** m for m in range(lhs_max + 1)]
+    fb = released_feeds_bleeds
+    rhs_tries = range(_RHS_TRIES)
+    long_text = 4 * size
+
+    def alphabet_lhs(current: str, seps: int, longest: int) -> str:
+        """The "alphabet" law: a uniform random string of uniform length over the alphabet, redrawn
+        until it occurs. That is a length m drawn with weight p_m = (distinct substrings of length m) /
+        |alphabet|^m, then a distinct substring of that length uniformly. Drawn directly, by rejection
+        under an envelope: p_1 is cheap and exact (the distinct characters); for longer m the number of
+        positions bounds the number of distinct substrings, so the sets of longer substrings are built
+        only when a draw lands in their (small) part of the envelope. `current`: the strings joined by
+        `_SEP` (`seps` of them)."""
+        exact: dict[int, list[str]] = {}
+        # no string holds more substrings of length m than it has characters: their number bounds them all
+        chars = len(current) - seps
+        if lhs_min == 1:
+            if len(current) > long_text:
+                # every character is the alphabet's: a long text's distinct ones by a scan per letter
+                # (`str.find`), ordered by first occurrence, cost less than a dict of every character
+                exact[1] = ones = sorted([c for c in alphabet if c in current], key=current.find)
+            else:
+                exact[1] = ones = _distinct(current, seps, 1)
+            bounds = [len(ones) / size, *[chars / pows[m] for m in range(2, longest + 1)]]
+        else:
+            bounds = [chars / pows[m] for m in range(lhs_min, longest + 1)]
+        total = sum(bounds)
+        while True:
+            u = rand() * total
+            m = lhs_min
+            for bound in bounds:
+                if u >= bound:
+                    u -= bound
+                    m += 1
+                    continue
+                subs = exact.get(m)
+                if subs is None:
+                    subs = exact[m] = _distinct(current, seps, m)
+                if u < len(subs) / pows[m]:  # inside p_m: accept this length
+                    return choice(subs)
+                break  # in the envelope's slack: draw again
+
+    def attempt(length: int, category: str | None) -> Sample | None:
+        """One sample: (inputs, cascade, outputs, bits under `balance_on`), or None when it cannot meet
+        `category` (or a rule cannot be drawn)."""
+        lengths = [in_lo + int(rand() * in_span) for _ in range(n_examples)]
+        text = "".join([alphabet[int(rand() * size)] for _ in range(sum(lengths))])
+        # cut at the running sums of the lengths (at C speed: 50 examples in MoreEg); the list of inputs
+        # is made only for an attempt that succeeds
+        ends = list(itertools.accumulate(lengths))
+        start = current = _SEP.join(map(text.__getitem__, map(slice, [0, *ends], ends)))
+        seps = n_examples - 1  # separators in `current`
+        forbidden = 0 if category is None else _FORBIDDEN[category]
+        mask = 0
+        bits = NO_BITS
+        longest = min(lhs_max, max(lengths))  # the longest lhs that can occur
+        cascade: list[Rule] = []
+        for _ in range(length):
+            if longest < lhs_min:
+                return None
+            if alphabet_law:
+                lhs = alphabet_lhs(current, seps, longest)
+            else:
+                # every length up to `longest` occurs (in the longest string), so all are candidates
+                lhs = choice(_distinct(current, seps, choice(range(lhs_min, longest + 1))))
+            for _ in rhs_tries:
+                k = rhs_lo + int(rand() * rhs_span)
+                rhs = alphabet[int(rand() * size)] if k == 1 else "".join([alphabet[int(rand() * size)] for _ in range(k)])
+                if rhs != lhs:
+                    break
+            else:
+                return None
+            if not released:
+                bits = extend_bits(classifier, cascade, (lhs, rhs), bits)
+                mask = sum(1 << i for i, bit in enumerate(bits) if bit)
+                if mask & forbidden:
+                    return None
+            elif mask != 15:
+                for p_in, p_out in cascade:
+                    # (earlier, new): feeding and bleeding; (new, earlier): the counter-relations
+                    if mask & 3 != 3:
+                        mask |= fb(p_in, p_out, lhs)
+                    if mask & 12 != 12:
+                        mask |= fb(lhs, rhs, p_in) << 2
+                    if mask & forbidden:
+                        return None
+                    if mask == 15:
+                        break
+            following = current.replace(lhs, rhs)
+            if following == current:  # cannot happen (lhs occurs, rhs != lhs); kept as the stated invariant
+                return None
+            cascade.append((lhs, rhs))
+            current = following
+            # strings only grow under a rule whose rhs is not shorter: a longest lhs that is already
+            # lhs_len_max stays so
+            if longest < lhs_max or len(rhs) < len(lhs):
+                longest = min(lhs_max, max(map(len, current.split(_SEP))))
+        if current == start:  # the empty cascade would solve it: not a length-L problem
+            return None
+        if released:
+            bits = _MASK_BITS[mask]
+        return start.split(_SEP), cascade, current.split(_SEP), bits
+
+    return attempt
 
 
-def _sample_lhs(rng: random.Random, p: CascadeParams, current: list[str]) -> str | None:
-    """A lhs that occurs in the current strings (see CascadeParams.lhs_sampling)."""
-    longest = min(p.lhs_len_max, max(map(len, current)))
-    if longest < p.lhs_len_min:
-        return None
-    lengths = range(p.lhs_len_min, longest + 1)
-    if p.lhs_sampling == "substring":
-        by_length = {m: _distinct(current, m) for m in lengths}
-        return rng.choice(by_length[rng.choice([m for m in lengths if by_length[m]])])
-    return _alphabet_lhs(rng, p.alphabet, current, lengths)
-
-
-def _distinct(current: list[str], m: int) -> list[str]:
-    """Distinct substrings of length m in first-seen order (uniform choice over the set, deterministic:
-    no iteration over a set)."""
-    return list(dict.fromkeys(s[i:i + m] for s in current for i in range(len(s) - m + 1)))
-
-
-def _alphabet_lhs(rng: random.Random, alphabet: str, current: list[str], lengths: range) -> str:
-    """The "alphabet" law: a uniform random string of uniform length over the alphabet, redrawn until it
-    occurs. That is a length m drawn with weight p_m = (distinct substrings of length m) / |alphabet|^m,
-    then a distinct substring of that length uniformly. Drawn directly, by rejection under an envelope:
-    p_1 is cheap and exact (the distinct characters); for longer m the number of positions bounds the
-    number of distinct substrings, so the sets of longer substrings are built only when a draw lands in
-    their (small) part of the envelope.
-    """
-    size = len(alphabet)
-    text = "".join(current)
-    exact: dict[int, list[str]] = {}
-    if lengths.start == 1:
-        exact[1] = list(dict.fromkeys(text))
-    # no string holds more substrings of length m than it has characters: len(text) bounds them all
-    bounds = [len(exact[m]) / size if m in exact else len(text) / size ** m for m in lengths]
-    total = sum(bounds)
-    while True:
-        u = rng.random() * total
-        for m, bound in zip(lengths, bounds, strict=True):
-            if u >= bound:
-                u -= bound
-                continue
-            if m not in exact:
-                exact[m] = _distinct(current, m)
-            if u < len(exact[m]) / size ** m:  # inside p_m: accept this length
-                return rng.choice(exact[m])
-            break  # in the envelope's slack: draw again
+def _distinct(current: str, seps: int, m: int) -> list[str]:
+    """The distinct substrings of length m of the strings joined in `current`, in first-seen order (a
+    uniform choice over the set, and deterministic: no iteration over a set). All windows of the joined
+    text are taken at C speed, then those across a separator dropped; the order of the rest is the order
+    of the strings, then of positions."""
+    if m == 1:
+        windows = dict.fromkeys(current)
+    elif m == 2:
+        windows = dict.fromkeys(map(operator.add, current, current[1:]))
+    else:
+        # the shifted copies are shorter: zip stops at the last whole window
+        windows = dict.fromkeys(map("".join, zip(*[current[k:] for k in range(m)], strict=False)))
+    if not seps:
+        return list(windows)
+    if m == 1:
+        del windows[_SEP]
+        return list(windows)
+    return [w for w in windows if _SEP not in w]
 
 
 # ---- snapshot-level summaries ------------------------------------------------------------------

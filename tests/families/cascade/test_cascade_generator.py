@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +14,7 @@ import pytest
 
 from core.canonical import canonical_json
 from core.errors import UserError
+from core.families.cascade import generator
 from core.families.cascade.generator import (
     CATEGORIES,
     allowed_lengths,
@@ -133,6 +135,20 @@ def test_invariants_with_deletions_and_a_tiny_alphabet() -> None:
     for inst in items:
         _check_instance(inst)
     assert any(rhs == "" for inst in items for _, rhs in inst.cascade() or [])
+
+
+@pytest.mark.parametrize("alphabet", ["ab", "abcdefghijkuvwxyz"])
+def test_distinct_substrings_of_the_joined_strings_are_those_of_each_string(alphabet: str) -> None:
+    """The generator keeps an attempt's strings joined by `_SEP` and takes the windows of the joined text;
+    that must give what the per-string statement gives, in the same (first-seen) order, empty and short
+    strings included."""
+    rng = random.Random(3)
+    for _ in range(300):
+        strings = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))) for _ in range(rng.randint(1, 6))]
+        joined = generator._SEP.join(strings)
+        for m in range(1, 5):
+            stated = list(dict.fromkeys(s[i:i + m] for s in strings for i in range(len(s) - m + 1)))
+            assert generator._distinct(joined, len(strings) - 1, m) == stated, (strings, m)
 
 
 def test_json_field_names(balanced: list[CascadeInstance]) -> None:
