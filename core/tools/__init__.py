@@ -11,7 +11,7 @@ service, a GHCi session) are `Helper`s: restarted when they die, every request b
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,13 +60,16 @@ def run(
     collect: Sequence[str] = (),
     cache: bool | ToolCache = True,
     cache_timeouts: bool = False,
+    keep: Callable[[ToolResult], bool] | None = None,
     key_extra: object = None,
     workdir: Path | None = None,
 ) -> ToolResult:
     """Run `tool` with `args` (the executable is resolved by `require`) on `files` in a private directory.
 
     With `cache` (the default) an identical earlier run (same tool version, args, files, stdin, limits,
-    `key_extra`) is answered from the cache; a run that timed out is not cached unless `cache_timeouts`.
+    `key_extra`) is answered from the cache; a run that timed out is not cached unless `cache_timeouts`,
+    nor a result `keep` refuses (an outcome the machine's load decided, e.g. a prover's time-out inside
+    a run that finished: cached, it would answer every later run, on any machine, the same way).
     `workdir` (a directory the caller owns, e.g. holding a prebuilt library) disables the cache, since
     its contents are not part of the key. A run the machine failed (EnvironmentFault: see
     core.tools.process) raises, and is never cached.
@@ -89,6 +92,6 @@ def run(
             return hit
     result = execute(argv, files, timeout_s=timeout_s, memory_mb=memory_mb, cpu_s=cpu_s, stdin=stdin, env=env,
                      collect=collect, workdir=workdir, confine=tool.confine)  # type: ignore[arg-type]
-    if store is not None and (cache_timeouts or not result.timed_out):
+    if store is not None and (cache_timeouts or not result.timed_out) and (keep is None or keep(result)):
         store.put(key, tool.name, tool.version(), result)
     return result

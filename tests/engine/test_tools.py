@@ -113,6 +113,16 @@ def test_timeouts_are_not_cached(tmp_path: Path) -> None:
     assert not run(PYTHON, slow, timeout_s=0.5, cache=cache).cached
 
 
+def test_a_result_keep_refuses_is_returned_but_not_cached(tmp_path: Path) -> None:
+    cache = ToolCache(tmp_path / "log.db")
+    args = ["-c", "print('unsure')"]
+    first = run(PYTHON, args, cache=cache, keep=lambda result: "unsure" not in result.stdout)
+    assert first.stdout == "unsure\n" and not first.cached
+    assert not run(PYTHON, args, cache=cache, keep=lambda result: "unsure" not in result.stdout).cached
+    assert not run(PYTHON, args, cache=cache).cached  # nothing was stored: this run is, and then answers
+    assert run(PYTHON, args, cache=cache).cached
+
+
 ECHO_HELPER = (
     "import json, os, sys, time\n"
     "print('ready', flush=True)\n"

@@ -11,14 +11,18 @@ not say where the property is).
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from core.families.specs.cpp import unsafe_include
 from core.families.specs.tools import FRAMAC, why3_config
 from core.tools import run
+
+if TYPE_CHECKING:
+    from core.tools.process import ToolResult
 
 FILE = "program.c"
 Status = Literal["valid", "unknown", "timeout", "failed", "invalid"]
@@ -243,6 +247,13 @@ def classify_error(message: str) -> str:
     return "TypeError"
 
 
+def _no_goal_timed_out(result: ToolResult, timeout_s: float) -> bool:
+    """Whether a finished WP run may be cached: a goal a prover timed out on depends on the machine's
+    load, not only on the program, so such a run is tried again by the next verification (a test, a
+    resume, a cluster's driver) instead of answering it from the cache."""
+    return not any(goal.status == "timeout" for goal in parse_goals(result.stdout, timeout_s))
+
+
 def run_wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
     """WP on the annotated program (cached by program text, options, Frama-C version and Why3 setup)."""
     unsafe = unsafe_include(annotated)
@@ -250,7 +261,8 @@ def run_wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
         return WpResult(outcome="error", error_kind="UnsafeInclude", error_message=f"include refused: {unsafe}")
     conf = why3_config()
     result = run(FRAMAC, [*options.args(), FILE], files={FILE: annotated, "why3.conf": conf},
-                 env={"WHY3CONFIG": "why3.conf"}, timeout_s=options.budget_s, memory_mb=6144)
+                 env={"WHY3CONFIG": "why3.conf"}, timeout_s=options.budget_s, memory_mb=6144,
+                 keep=functools.partial(_no_goal_timed_out, timeout_s=options.timeout_s))
     return interpret(result.stdout, result.stderr, result.rc, timed_out=result.timed_out,
                      elapsed_s=result.elapsed_s, cached=result.cached, goal_timeout_s=options.timeout_s)
 
