@@ -333,8 +333,8 @@ async def run_async(
             items, stats = plan(store, run_id, instances, config.samples, retry_errors)  # interruptible
             if freeze_heap:
                 # The imports' and the snapshot's objects stay to the end; left in the generations, every
-                # young collection of the request phase that reaches them walks them again: ~1/3 of the
-                # collector's CPU in a cascade run of 3,840 requests (docs/performance.md). Only where the
+                # young collection of the request phase that reaches them walks them again: about a quarter
+                # of the collector's CPU in a cascade run of 3,840 requests (docs/performance.md). Only where the
                 # process ends with the run: cyclic garbage among frozen objects is never collected.
                 gc.freeze()
             verifier = None

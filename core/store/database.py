@@ -4,7 +4,7 @@ stores ask.
 Stores used to hold a `sqlite_utils.Database` for this; every command that opens a database then imported
 sqlite_utils (with dateutil, pluggy and sqlite-fts4: ~70 ms of CPU, a tenth of a model run's start-up,
 docs/performance.md) to run plain SQL. sqlite-utils now only creates the snapshot tables of a new file
-(`create_tables`), the one place its table helpers are used."""
+(`Database.sqlite_utils()`, from core.store.snapshots), the one place its table helpers are used."""
 
 from __future__ import annotations
 
