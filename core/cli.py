@@ -646,7 +646,8 @@ def main(argv: list[str] | None = None) -> None:
     # pydantic looks for plugins (the `pydantic` entry points of every installed distribution) when it
     # builds its first model: 20-35 ms of a run's start-up (docs/performance.md) for plugins Sembench has
     # none of, and turned off its loader is not even imported (core.pydantic_plugins). A value the user
-    # set (an empty one turns the search back on) is kept. `python -m core` sets it before its imports.
+    # set (an empty one turns the search back on) is kept. Set here, after the imports: importing the CLI
+    # builds no model (the models are deferred), which the plugin test checks through the console entry.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from core.cli_runs import PROCESS
 
