@@ -42,6 +42,7 @@ STANDARD_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 _lock = threading.Lock()
 _registered: set[str] = set()
+_registrations = [0]  # register() calls that added a key (or found it there)
 # known()'s last answer, keyed by what it depends on: it runs for every stored row and every reply.
 _known_memo: dict[str, Any] = {"key": None, "value": ()}
 
@@ -60,6 +61,13 @@ def register(key: str | None) -> None:
     if is_secret(key):
         with _lock:
             _registered.add(key.strip())  # type: ignore[union-attr]
+            _registrations[0] += 1
+
+
+def registered_state() -> tuple[int, int, int]:
+    """Tells a change of the registered keys: every register() call counts, and the set's identity and
+    size tell a caller that put another set in its place."""
+    return _registrations[0], id(_registered), len(_registered)
 
 
 def env_values(names: tuple[str, ...]) -> tuple[Any, ...]:

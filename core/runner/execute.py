@@ -55,18 +55,21 @@ def create_run(
 
 async def one_attempt(
     family: Family, instance: Instance, solver: Solver, *, run_id: str, snapshot: str, sample: int, style: str,
-    prompts: dict[str, Prompt] | None = None, verifier: Verifier | None = None, stream: bool = False,
+    prompts: dict[str, tuple[Prompt, dict[str, Any]]] | None = None, verifier: Verifier | None = None,
+    stream: bool = False,
 ) -> AttemptRecord:
-    """prompt → solve → extract/verify → record. `prompts` memoises rendering across the samples of
-    an instance; `verifier` checks the response off the event loop (a private one when not given);
+    """prompt → solve → extract/verify → record. `prompts` memoises rendering (the prompt and its dump)
+    across the samples of an instance; `verifier` checks the response off the event loop (a private one when not given);
     `stream` asks a model for a streamed reply (the same reply, read as it is produced)."""
     started = now_iso()
     try:
-        prompt = prompts.get(instance.id) if prompts is not None else None
-        if prompt is None:
+        rendered = prompts.get(instance.id) if prompts is not None else None
+        if rendered is None:
             prompt = family.prompt(instance, style)
+            rendered = (prompt, prompt.model_dump())
             if prompts is not None:
-                prompts[instance.id] = prompt
+                prompts[instance.id] = rendered
+        prompt, dumped = rendered
         t0 = time.perf_counter()
         result = await (solver.solve(instance, prompt, on_delta=_ignore) if stream else solver.solve(instance, prompt))
         if not result.elapsed_s:
@@ -80,7 +83,8 @@ async def one_attempt(
             finally:
                 if own:
                     verifier.close()
-        return record_from(family, instance, solver.spec, result, prompt=prompt.model_dump(), run_id=run_id,
+        # the record validates (copies) the dump: one dump per instance serves all its samples
+        return record_from(family, instance, solver.spec, result, prompt=dumped, run_id=run_id,
                            snapshot=snapshot, sample=sample, source="run", started=started, checked=checked)
     except (EnvironmentFault, RunAborted):
         # the machine failed (a tool that cannot run, the verifier's cluster gone), not the answer: nothing
@@ -117,7 +121,7 @@ async def execute(
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
     stop = StopRule()
-    prompts: dict[str, Prompt] = {}
+    prompts: dict[str, tuple[Prompt, dict[str, Any]]] = {}
     prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
     # a prebuilt verifier (core.cluster's, with the same check/close) or the in-process one
     verifier = verifier or Verifier(family, verify_concurrency)

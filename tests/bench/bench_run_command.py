@@ -5,11 +5,20 @@
 
 bench_runner.py measures a run in its own process, after the imports and from the first request; a user
 waits for the whole command. Here each contestant is a subprocess started by the benchmark and timed
-from its spawn to its exit, against one fake server (tests/models/fakeserver.py, its own process)
-that stamps every request it answers (arrival = answer time - latency). The server's loop runs on
-uvloop, as uvicorn (vLLM's OpenAI server) does: on asyncio's own loop its ~0.4 ms of CPU per request
-held every client's request phase to ~0.85 of ideal on this 2-core VM (the plain client's included), so
-the figures measured the server as much as the client; `server_cpu_ms` is that cost per request:
+from its spawn to its exit, against one local server (its own process) that stamps every request it
+answers (arrival = answer time - latency). The server shares the machine's cores with the client, so its
+CPU per request (`server_cpu_ms`) is part of what is measured; `--server` picks it:
+
+  - lean (the default since 2026-11-26's fifth session): an asyncio.Protocol on uvloop, as uvicorn
+    (vLLM's OpenAI server) is built: it parses the request head and the JSON body, answers the same
+    OpenAI body after the latency (call_later) and costs ~0.13-0.15 ms of CPU per request. The plain
+    client then reaches ~0.96 of ideal in its request phase and ~0.87 for its whole command, near the
+    issue's own figure for it (0.957), and what bounds a client's request phase is its own CPU;
+  - fake: tests/models/fakeserver.py (asyncio streams, on uvloop), the server of the earlier figures:
+    ~0.3-0.4 ms per request, which holds every client's request phase to ~0.87 of ideal on a 2-core VM
+    (the plain client's included; on asyncio's own loop it was ~0.85).
+
+The contestants:
 
   - plain: a plain asyncio HTTP/1.1 client (bench_http_clients.plain_asyncio) in `python -c`, the same
     request bodies at the same concurrency — the anchor;
@@ -82,6 +91,68 @@ for line in sys.stdin:
 srv.stop()
 """
 
+# --server lean: the same answers and stamps from an asyncio.Protocol on uvloop, as uvicorn serves vLLM: the
+# head and the JSON body parsed, the same OpenAI body as tests/models/fakeserver.py sends, written after
+# the latency by call_later (keep-alive, Content-Length bodies only: what the contestants send).
+LEAN_SERVER = """
+import asyncio, json, sys, threading, time
+import uvloop
+answers = json.load(open({answers!r}))
+stamps = []
+LATENCY = {latency}
+
+def words(text):
+    return len(text.split()) if isinstance(text, str) else 0
+
+def body_for(data):
+    messages = data.get("messages") or []
+    last = messages[-1].get("content", "") if messages else ""
+    text = answers.get(last, "no idea")
+    prompt, completion = sum(words(m.get("content")) for m in messages), words(text)
+    return json.dumps({{
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": data.get("model", "fake-model"),
+        "choices": [{{"index": 0, "message": {{"role": "assistant", "content": text}}, "finish_reason": "stop"}}],
+        "usage": {{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                  "completion_tokens_details": {{"reasoning_tokens": 0}}}},
+    }}).encode()
+
+class Http(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport, self.buffer = transport, b""
+
+    def data_received(self, data):
+        self.buffer += data
+        while True:
+            head_end = self.buffer.find(b"\\r\\n\\r\\n")
+            if head_end < 0:
+                return
+            head = self.buffer[:head_end].decode("latin-1").lower()
+            at = head.find("content-length:")
+            size = int(head[at + 15:].split("\\r\\n", 1)[0]) if at >= 0 else 0
+            end = head_end + 4 + size
+            if len(self.buffer) < end:
+                return
+            body, self.buffer = self.buffer[head_end + 4:end], self.buffer[end:]
+            out = body_for(json.loads(body))
+            reply = b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n%s" % (len(out), out)
+            loop.call_later(LATENCY, self.answer, reply)
+
+    def answer(self, reply):
+        stamps.append(time.time())
+        if not self.transport.is_closing():
+            self.transport.write(reply)
+
+loop = uvloop.new_event_loop()
+server = loop.run_until_complete(loop.create_server(Http, "127.0.0.1", 0, backlog=4096))
+print(server.sockets[0].getsockname()[1], flush=True)
+threading.Thread(target=loop.run_forever, daemon=True).start()
+for line in sys.stdin:
+    if line.strip() == "mark":
+        stamps.clear()
+    elif line.strip() == "dump":
+        print(json.dumps(list(stamps)), flush=True)
+"""
+
 PLAIN = """
 import asyncio, json, sys
 sys.path.insert(0, {bench!r})
@@ -92,8 +163,9 @@ asyncio.run(plain_asyncio({url!r}, bodies, {concurrency}, False))
 
 
 class Server:
-    def __init__(self, answers: Path, latency: float) -> None:
-        code = SERVER.format(repo=str(REPO), answers=str(answers), latency=latency)
+    def __init__(self, answers: Path, latency: float, kind: str = "fake") -> None:
+        code = (SERVER if kind == "fake" else LEAN_SERVER).format(repo=str(REPO), answers=str(answers),
+                                                                   latency=latency)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True)
         self.port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
@@ -199,6 +271,8 @@ def main() -> None:
     parser.add_argument("--family", default="auto", help="auto (cascade/membership if ready, else toy) or an id")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--old", type=Path, default=None, help="another tree to run side by side (PYTHONPATH)")
+    parser.add_argument("--server", choices=("lean", "fake"), default="lean",
+                        help="lean: a uvicorn-like Protocol server (default); fake: tests/models/fakeserver.py")
     args = parser.parse_args()
 
     from bench_runner import pick_family
@@ -217,7 +291,7 @@ def main() -> None:
               for _ in range(samples) for i in instances]
     (tmp / "bodies.txt").write_text("\n".join(bodies))
     (tmp / "config.toml").write_text("[openai]\nmax_retries = 0\n")
-    server = Server(tmp / "answers.json", args.latency)
+    server = Server(tmp / "answers.json", args.latency, args.server)
     base = f"http://127.0.0.1:{server.port}/v1"
     env = {**os.environ, "OPENAI_BASE_URL": base, "OPENAI_API_KEY": "bench-key",
            "SEMBENCH_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache")}
@@ -258,7 +332,7 @@ def main() -> None:
     results: dict[str, Any] = {
         "family": family.id, "requests": n, "concurrency": args.concurrency, "latency_s": args.latency,
         "ideal_rps": ideal, "ideal_first10_rps": round(tenth / (args.latency * math.ceil(tenth / args.concurrency)), 1),
-        "repeat": args.repeat, "cpus": os.cpu_count(),
+        "repeat": args.repeat, "server": args.server, "cpus": os.cpu_count(),
         **{name: summary(r) for name, r in rounds.items()},
     }
     for name in trees:

@@ -109,3 +109,22 @@ def test_old_databases_get_the_liveness_columns(toy, log_db) -> None:
     columns = {row[1] for row in store.db.execute("pragma table_info(runs)")}
     assert {"pid", "host", "heartbeat"} <= columns
     assert get_run(store, "run-old")["status"] == "finished"
+
+
+def test_now_iso_writes_what_datetime_writes_across_seconds(monkeypatch) -> None:
+    # now_iso formats the date and time once per second: the stamps must still be datetime's own, on
+    # either side of a second (and of a day, a year) and at the first or last millisecond of one.
+    import datetime as dt
+    import time
+
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    for ns in (0, 999_999_999, 1_000_000_000, 1_764_100_000_000_000_000, 1_764_100_000_999_999_999,
+               1_764_100_001_000_000_000, 1_767_225_599_999_000_000, 1_767_225_600_000_000_000,
+               1_764_100_001_500_000_000, 1_764_100_000_001_000_000):
+        monkeypatch.setattr(time, "time_ns", lambda ns=ns: ns)
+        expected = (epoch + dt.timedelta(microseconds=ns // 1000)).isoformat(timespec="milliseconds")
+        assert now_iso() == expected
+    monkeypatch.undo()
+    before = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+    stamp = now_iso()
+    assert before <= stamp <= dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")

@@ -244,3 +244,41 @@ def test_a_key_echoed_in_another_letter_case_is_redacted_everywhere(toy, log_db,
     for data in [*(p.read_bytes() for p in [log_db, *log_db.parent.glob("log.db-*")]), exported.encode(),
                  result.output.encode()]:
         assert not [p for p in pieces if p.encode() in data]
+
+
+def test_the_known_secrets_answer_changes_as_soon_as_what_it_depends_on_does(tmp_path: Path, monkeypatch) -> None:
+    # known_secrets() keeps its last answer while nothing it depends on changes (it is asked three times
+    # per request): a key in a standard variable, in a variable the config file names, a key registered
+    # by an endpoint, another config file or the file edited must each be seen by the next call.
+    from core.models import config as cfg
+    from core.models import secrets
+
+    monkeypatch.setattr(cfg, "CONFIG_STAT_EVERY_S", 3600.0)  # the file is looked at on a change of path only
+    first = tmp_path / "one.toml"
+    first.write_text('[openai]\napi_key_env = "VLLM_KEY"\n')
+    monkeypatch.setenv("SEMBENCH_CONFIG", str(first))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("VLLM_KEY", raising=False)
+    before = cfg.known_secrets()
+    assert cfg.known_secrets() == before
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+    assert REAL_KEY in cfg.known_secrets()
+    named = "vllm-" + REAL_KEY[::-1]
+    monkeypatch.setenv("VLLM_KEY", named)
+    assert named in cfg.known_secrets()
+    registered = "sk-registered-" + REAL_KEY[5:30]
+    assert registered not in cfg.known_secrets()
+    secrets.register(registered)
+    assert registered in cfg.known_secrets()
+    second = tmp_path / "two.toml"
+    filed = "sk-ant-api03-FILEKEY-0123456789abcdef"
+    second.write_text(f'[anthropic]\napi_key = "{filed}"\n')
+    monkeypatch.setenv("SEMBENCH_CONFIG", str(second))
+    assert filed in cfg.known_secrets()
+    edited = "sk-ant-api03-EDITED-fedcba9876543210"
+    second.write_text(f'[anthropic]\napi_key = "{edited}"\n')
+    assert edited not in cfg.known_secrets()  # not stat'ed again yet: within CONFIG_STAT_EVERY_S
+    monkeypatch.setattr(cfg, "CONFIG_STAT_EVERY_S", 0.0)
+    cfg._watch["last"] = (0.0, *cfg._watch["last"][1:])  # the stat falls due, as after the interval
+    assert edited in cfg.known_secrets()
