@@ -126,6 +126,23 @@ def shared_tool_cache():
 
 
 @pytest.fixture
+def session_tool_cache_everywhere(shared_tool_cache, monkeypatch):
+    """The session's tool cache for a test that opens workspaces of its own (`sembench run` in process,
+    the workbench app) but only reads their verdicts: a workspace points the process's cache at its own
+    log (core.store.workspace), so such a test proved again what other tests had proved (the specs
+    reference contracts: ~7 s of WP each). Here every workspace the test opens keeps the session's cache;
+    its attempts, runs and snapshots stay in its own log. Not for tests of the cache or of resuming."""
+    import core.tools
+    from core.tools import cache
+
+    configure = cache.configure
+    keep = lambda _path: configure(shared_tool_cache.path)  # noqa: E731
+    monkeypatch.setattr(cache, "configure", keep)
+    monkeypatch.setattr(core.tools, "configure", keep)
+    return shared_tool_cache
+
+
+@pytest.fixture
 def log_db(tmp_path, monkeypatch):
     """A fresh log database path, also exported as SEMBENCH_DB for CLI subprocesses."""
     path = tmp_path / "log.db"
