@@ -34,7 +34,6 @@ LONG_FIRST = (
     "tests/runs/test_runs_export_import.py::test_export_then_import_reproduces_the_metrics",
     "tests/engine/test_family_contract.py::test_ground_truth_and_oracle_verify[specs]",
     "tests/engine/test_bundle.py::test_rebuilding_reproduces_the_same_instances[pbebench-lite-moreeg]",
-    "tests/families/specs/test_specs_sandbox.py::test_kill_9_leaves_no_tool_alive",
     "tests/families/specs/test_specs_corpus.py::test_reference_contract_proves[min_distance]",
     "tests/families/specs/test_specs_family.py::test_baseline_is_a_floor_with_verified_contracts",
     "tests/runs/test_runs_local_chunks.py::test_what_a_killed_local_run_reported",
@@ -51,6 +50,13 @@ LONG_FIRST = (
     "tests/families/membership/test_membership_differential.py::test_evaluator_agrees_with_python",
     "tests/families/typeinf/test_typeinf_ghc.py::test_generated_tasks_agree_with_ghc",
     "tests/families/typeinf/test_typeinf_ghc.py::test_checker_agrees_with_the_ghc_oracle_on_every_comparison",
+    # tests/tui is collected last: its 14-22 s tests would otherwise start when the other worker is nearly done
+    "tests/tui/test_tui_session.py::test_a_timed_session_of_five_is_a_reported_run",
+    "tests/tui/test_tui_session.py::test_marked_rows_show_after_each_resume_and_review",
+    "tests/tui/test_tui_human.py::test_no_spoilers_on_any_instance_until_sent",
+    "tests/tui/test_tui_human.py::test_leaving_while_a_human_answer_is_checked_records_it",
+    "tests/tui/test_tui_workflow.py::test_browse_step_solve_baseline_and_human",
+    "tests/tui/test_tui_family_snapshots.py::test_specs_verdict",
 )
 
 
@@ -123,6 +129,23 @@ def shared_tool_cache():
     from core.tools import configure
 
     return configure(shared_tool_cache_path())
+
+
+@pytest.fixture
+def session_tool_cache_everywhere(shared_tool_cache, monkeypatch):
+    """The session's tool cache for a test that opens workspaces of its own (`sembench run` in process,
+    the workbench app) but only reads their verdicts: a workspace points the process's cache at its own
+    log (core.store.workspace), so such a test proved again what other tests had proved (the specs
+    reference contracts: ~7 s of WP each). Here every workspace the test opens keeps the session's cache;
+    its attempts, runs and snapshots stay in its own log. Not for tests of the cache or of resuming."""
+    import core.tools
+    from core.tools import cache
+
+    configure = cache.configure
+    keep = lambda _path: configure(shared_tool_cache.path)  # noqa: E731
+    monkeypatch.setattr(cache, "configure", keep)
+    monkeypatch.setattr(core.tools, "configure", keep)
+    return shared_tool_cache
 
 
 @pytest.fixture

@@ -29,24 +29,38 @@ jsonish = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)), max_leaves=8)
 
 
+# Strategies built once: built inside `records` at every draw, each new `builds`/`one_of` was validated again
+# (hypothesis walks the recursive `jsonish` for emptiness), about half of these tests' time. The same draws.
+answers = st.one_of(st.none(), st.builds(
+    Answer, ok=st.booleans(), value=jsonish, error=st.one_of(st.none(), texts), message=texts,
+    details=st.dictionaries(texts, jsonish, max_size=2)))
+verdicts = st.one_of(st.none(), st.builds(
+    Verdict, correct=st.booleans(), score=st.floats(allow_nan=False, allow_infinity=False), status=texts,
+    expected=jsonish, got=jsonish, explanation=texts))
+optional_texts = st.one_of(st.none(), texts)
+optional_booleans = st.one_of(st.none(), st.booleans())
+optional_scores = st.one_of(st.none(), st.floats(allow_nan=False))
+samples = st.integers(min_value=0, max_value=2**66)
+prompts = st.dictionaries(texts, jsonish, max_size=2)
+usages = st.dictionaries(texts, jsonish, max_size=3)
+starts = st.sampled_from(["", "2026-11-25T18:00:00"])
+token_counts = st.one_of(st.none(), st.integers(0, 10**6))
+
+
 @st.composite
 def records(draw: st.DrawFn) -> AttemptRecord:
-    answer = draw(st.one_of(st.none(), st.builds(
-        Answer, ok=st.booleans(), value=jsonish, error=st.one_of(st.none(), texts), message=texts,
-        details=st.dictionaries(texts, jsonish, max_size=2))))
-    verdict = draw(st.one_of(st.none(), st.builds(
-        Verdict, correct=st.booleans(), score=st.floats(allow_nan=False, allow_infinity=False), status=texts,
-        expected=jsonish, got=jsonish, explanation=texts)))
+    answer = draw(answers)
+    verdict = draw(verdicts)
     return AttemptRecord(
-        run_id=draw(st.one_of(st.none(), texts)), snapshot="s", instance_id=draw(texts), family="toy",
-        sample=draw(st.integers(min_value=0, max_value=2**66)), solver=draw(texts), source="run",
-        prompt=draw(st.dictionaries(texts, jsonish, max_size=2)), response=draw(texts),
-        reasoning=draw(st.one_of(st.none(), texts)), answer=answer, verdict=verdict,
-        correct=draw(st.one_of(st.none(), st.booleans())), score=draw(st.one_of(st.none(), st.floats(allow_nan=False))),
-        status=draw(st.one_of(st.none(), texts)), error=draw(st.one_of(st.none(), texts)),
-        started=draw(st.sampled_from(["", "2026-11-25T18:00:00"])), elapsed_s=1.5,
-        tokens_in=draw(st.one_of(st.none(), st.integers(0, 10**6))),
-        usage=draw(st.dictionaries(texts, jsonish, max_size=3)), cached=draw(st.booleans()),
+        run_id=draw(optional_texts), snapshot="s", instance_id=draw(texts), family="toy",
+        sample=draw(samples), solver=draw(texts), source="run",
+        prompt=draw(prompts), response=draw(texts),
+        reasoning=draw(optional_texts), answer=answer, verdict=verdict,
+        correct=draw(optional_booleans), score=draw(optional_scores),
+        status=draw(optional_texts), error=draw(optional_texts),
+        started=draw(starts), elapsed_s=1.5,
+        tokens_in=draw(token_counts),
+        usage=draw(usages), cached=draw(st.booleans()),
     )
 
 

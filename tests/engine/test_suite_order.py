@@ -29,3 +29,20 @@ def test_every_long_test_named_exists() -> None:
         path, test = name.split("::")
         function = re.match(r"\w+", test).group(0)
         assert f"def {function}" in (REPO / path).read_text(encoding="utf-8"), name
+
+
+# Imported at a test module's top, a library is imported by every xdist worker's collection, whether or not
+# the worker runs a test that needs it (scipy.stats alone: ~1.6 s of CPU per worker; docs/testing.md).
+HEAVY_AT_COLLECTION = ("scipy", "numpy", "matplotlib", "pandas")
+
+
+def test_no_test_module_imports_a_heavy_library_at_its_top() -> None:
+    import ast
+
+    found = []
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in HEAVY_AT_COLLECTION]
+    assert not found, found

@@ -39,3 +39,22 @@ def test_a_tool_result_from_another_worker_is_answered_from_the_sessions_cache(s
     assert here.cached and here.stdout.strip() == theirs
     fresh = run(PID, ARGS, key_extra=token + "-again")
     assert not fresh.cached and fresh.stdout.strip() != theirs
+
+
+def test_a_workspace_the_test_opens_keeps_the_sessions_cache(session_tool_cache_everywhere, tmp_path) -> None:
+    """`session_tool_cache_everywhere`: a workspace opened by the test (as `sembench run` in process and the
+    workbench app do) no longer points the tool cache at its own log, so a result another test computed is
+    read; the workspace's attempts stay in its own log."""
+    from core.store.workspace import Workspace
+    from core.tools import current
+
+    token = f"{os.getpid()}-{os.urandom(4).hex()}"
+    first = run(PID, ARGS, key_extra=token)
+    workspace = Workspace(tmp_path / "log.db", tmp_path / "no-snapshots.db")
+    try:
+        assert workspace.log.path == tmp_path / "log.db"
+        assert current() is session_tool_cache_everywhere
+        again = run(PID, ARGS, key_extra=token)
+        assert again.cached and again.stdout == first.stdout
+    finally:
+        workspace.close()

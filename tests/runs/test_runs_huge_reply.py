@@ -44,7 +44,9 @@ def _spy(monkeypatch, family) -> list[int]:
 
 # every family: one that overrides `check` for speed must keep the bound
 @pytest.mark.parametrize("family_id", ["membership", "cascade", "typeinf", "imports", "specs"])
-def test_a_50_mb_reply_is_refused_by_length_and_never_scanned(family_id: str, monkeypatch) -> None:
+def test_a_50_mb_reply_is_refused_by_length_and_never_scanned(family_id: str, monkeypatch,
+                                                             session_tool_cache_everywhere) -> None:
+    # the oracle's verdicts (specs: its reference's WP run) come from the session's tool cache
     family = get_family(family_id)
     inst = family.generate_one(family.resolve_params(sorted(family.presets())[0]), 0, 0)
     oracle = family.oracle_response(inst)

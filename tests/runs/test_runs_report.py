@@ -168,8 +168,11 @@ def test_report_user_errors(toy, log_db, args: list[str], message: str) -> None:
 
 
 @pytest.mark.parametrize("family_id", sorted(all_families()))
-def test_every_family_reports_and_plots(family_id: str, log_db, tmp_path, monkeypatch) -> None:
+def test_every_family_reports_and_plots(family_id: str, log_db, tmp_path, monkeypatch,
+                                       session_tool_cache_everywhere) -> None:
     family = all_families()[family_id]
+    # The verdicts are what is read here (the counts, the features, the plot): the tool runs (the specs
+    # references' WP, GHC's checks) come from the session's cache, whichever test ran them first.
     # three instances: enough for a per-feature breakdown; specs verifies each with Frama-C's WP and its
     # run-time check, without the completeness check (a WP run per mutant: 81 s against 25 s here, for a
     # figure this test does not read; the CR and its interval are test_specs_repair_cli.py's)

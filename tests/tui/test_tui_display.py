@@ -89,8 +89,11 @@ def quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+# The display and template tests read verdicts: the app's workspace keeps the session's tool cache
+# (tests/conftest.py), so the specs reference's WP run is read when another test ran it first.
 @pytest.mark.parametrize("family_id", sorted(all_families()))
-async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet) -> None:
+async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet,
+                                           session_tool_cache_everywhere) -> None:
     from tui.app import SembenchApp
 
     family = all_families()[family_id]
@@ -186,7 +189,8 @@ def keystrokes(family: Family, instance: Any, template: str) -> list[str]:
 
 
 @pytest.mark.parametrize("family_id", sorted(all_families()))
-async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Path, quiet) -> None:
+async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Path, quiet,
+                                                   session_tool_cache_everywhere) -> None:
     """Items 4-7: the human editor's template (the task's program for specs, the function's name for
     typeinf, the cursor inside the fence on the line to edit) plus the ground truth typed as a person
     would is a correct answer, through the real app."""

@@ -9,7 +9,6 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from scipy.stats import wilcoxon
 
 from core.cli import cli
 from core.families.imports.compare import compare_metrics
@@ -59,6 +58,9 @@ def test_report_of_original_and_transformed_runs_gives_wilcoxon_p_values(log_db,
     assert comparison["wilcoxon_pairs"] == N and comparison["wilcoxon_pairs_left_out"] == 0
     assert "rename" in comparison["wilcoxon_runs"]
     recall_b = [len(r.expected()[1:] if i % 3 else r.expected()) / len(r.expected()) for i, r in enumerate(renamed)]
+    # imported here, not at the top: scipy.stats is ~1.6 s of every xdist worker's collection
+    from scipy.stats import wilcoxon
+
     expected_p = wilcoxon(recall_b, [1.0] * N).pvalue  # the same test, computed here from the answers
     assert comparison["recall_wilcoxon_p"] == pytest.approx(expected_p) and expected_p < 0.001
     assert comparison["recall_pairs_differing"] == 16 and comparison["recall_mean_a"] == 1.0
