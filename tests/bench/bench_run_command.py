@@ -1,7 +1,7 @@
 """A model run's fixed costs: the whole `python -m core run` command against a 200 ms local server; JSON.
 
     .venv/bin/python tests/bench/bench_run_command.py [--requests 3840] [--concurrency 256]
-        [--latency 0.2] [--repeat 3] [--old /tmp/old-tree]
+        [--latency 0.2] [--repeat 3] [--old /tmp/old-tree] [--server lean|fake]
 
 bench_runner.py measures a run in its own process, after the imports and from the first request; a user
 waits for the whole command. Here each contestant is a subprocess started by the benchmark and timed
@@ -12,8 +12,8 @@ CPU per request (`server_cpu_ms`) is part of what is measured; `--server` picks 
   - lean (the default since 2026-11-26's fifth session): an asyncio.Protocol on uvloop, as uvicorn
     (vLLM's OpenAI server) is built: it parses the request head and the JSON body, answers the same
     OpenAI body after the latency (call_later) and costs ~0.13-0.15 ms of CPU per request. The plain
-    client then reaches ~0.96 of ideal in its request phase and ~0.87 for its whole command, near the
-    issue's own figure for it (0.957), and what bounds a client's request phase is its own CPU;
+    client then reaches ~0.96 of ideal in its request phase and ~0.87 for its whole command, nearer
+    the issue's own figure for it (0.957), and what bounds a client's request phase is its own CPU;
   - fake: tests/models/fakeserver.py (asyncio streams, on uvloop), the server of the earlier figures:
     ~0.3-0.4 ms per request, which holds every client's request phase to ~0.87 of ideal on a 2-core VM
     (the plain client's included; on asyncio's own loop it was ~0.85).
