@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -46,20 +45,10 @@ def main() -> None:
     if args.samples < 2:
         raise SystemExit("--samples must be at least 2")
 
-    from bench_run_command import Server
-    from bench_runner import pick_family
-    from runs_support import write_snapshot
+    from bench_run_command import bench_endpoint
 
-    family = pick_family("auto")
     tmp = Path(tempfile.mkdtemp(prefix="sembench-bench-request-"))
-    instances = write_snapshot(tmp / "base.db", family, "bench", args.instances)
-    answers = {family.prompt(i).messages[-1]["content"]: family.oracle_response(i) for i in instances}
-    (tmp / "answers.json").write_text(json.dumps(answers))
-    (tmp / "config.toml").write_text(CONFIG)
-    server = Server(tmp / "answers.json", 0.2, args.server)
-    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{server.port}/v1", "OPENAI_API_KEY": "bench-key",
-           "SEMBENCH_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache"), "PYTHONHASHSEED": "0"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    server, env, family = bench_endpoint(tmp, args.instances, CONFIG, args.server)
     trees = {"new": REPO, **({"old": args.old.resolve()} if args.old else {})}
 
     def count(tree: Path, samples: int, valgrind: bool = True) -> float:
@@ -83,7 +72,7 @@ def main() -> None:
             raise RuntimeError(f"valgrind counted nothing: {proc.stderr[-1500:]}")
         return int(found.group(1)) / 1e6
 
-    result: dict[str, object] = {"family": family.id, "server": args.server,
+    result: dict[str, object] = {"family": family, "server": args.server,
                                  "unit": "thousands of user-space instructions per request"}
     try:
         for name, tree in trees.items():

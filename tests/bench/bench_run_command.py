@@ -184,6 +184,25 @@ class Server:
         self.proc.wait(10)
 
 
+def bench_endpoint(tmp: Path, instances: int, config: str, server: str) -> tuple[Server, dict[str, str], str]:
+    """The valgrind benchmarks' set-up: a snapshot `bench` of `instances` in `tmp/base.db`, a local server
+    answering each prompt with its oracle response after 200 ms, and the environment pointing the command
+    at it (`config` as its config file; hash seed fixed, bytecode written); the family's id last."""
+    from bench_runner import pick_family
+    from runs_support import write_snapshot
+
+    family = pick_family("auto")
+    written = write_snapshot(tmp / "base.db", family, "bench", instances)
+    answers = {family.prompt(i).messages[-1]["content"]: family.oracle_response(i) for i in written}
+    (tmp / "answers.json").write_text(json.dumps(answers))
+    (tmp / "config.toml").write_text(config)
+    endpoint = Server(tmp / "answers.json", 0.2, server)
+    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{endpoint.port}/v1", "OPENAI_API_KEY": "bench-key",
+           "SEMBENCH_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache"), "PYTHONHASHSEED": "0"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return endpoint, env, family.id
+
+
 def proc_cpu(pid: int) -> float:
     """A running process's CPU seconds so far (user + system), from /proc (Linux; else NaN)."""
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -58,21 +57,11 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
 
-    from bench_run_command import Server
-    from bench_runner import pick_family
-    from runs_support import write_snapshot
+    from bench_run_command import bench_endpoint
 
-    family = pick_family("auto")
     tmp = Path(tempfile.mkdtemp(prefix="sembench-bench-startup-"))
-    instances = write_snapshot(tmp / "base.db", family, "bench", args.instances)
-    answers = {family.prompt(i).messages[-1]["content"]: family.oracle_response(i) for i in instances}
-    (tmp / "answers.json").write_text(json.dumps(answers))
-    (tmp / "config.toml").write_text("[openai]\nmax_retries = 0\n")
+    server, env, family = bench_endpoint(tmp, args.instances, "[openai]\nmax_retries = 0\n", "fake")
     (tmp / "wrapper.py").write_text(WRAPPER)
-    server = Server(tmp / "answers.json", 0.2)
-    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{server.port}/v1", "OPENAI_API_KEY": "bench-key",
-           "SEMBENCH_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache"), "PYTHONHASHSEED": "0"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
     trees = {"new": REPO, **({"old": args.old.resolve()} if args.old else {})}
     counts: dict[str, list[float]] = {"python_pass": [], "import_asyncio": [], **{name: [] for name in trees}}
     try:
@@ -96,7 +85,7 @@ def main() -> None:
     finally:
         server.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    result: dict[str, object] = {"family": family.id, "unit": "millions of instructions, spawn to first request",
+    result: dict[str, object] = {"family": family, "unit": "millions of instructions, spawn to first request",
                                  **{k: round(min(v), 1) for k, v in counts.items()}}
     if "old" in trees:
         result["new_vs_old"] = round(min(counts["new"]) / min(counts["old"]), 3)
