@@ -113,6 +113,7 @@ class RunsScreen(SembenchScreen):
         self._reports: dict[str, RunReport] = {}
         self._report_inflight: str | None = None
         self._report_started: dict[str, float] = {}
+        self._ahead: RunReport | None = None  # a report read from a later moment of the log than the row above
         self.resuming: set[str] = set()  # runs resumed from here, still running in a worker
         self.cluster: dict[str, dict[str, Any]] = {}  # running run id -> its cluster's counts (core.cluster.progress)
 
@@ -203,6 +204,7 @@ class RunsScreen(SembenchScreen):
             if message.report is not None:  # before the poll is applied: both are on screen in one refresh
                 self._take_report(message.report)
             self._apply_poll(message.poll)
+            self._take_ahead()
         if self._poll_again:
             self._poll_again = False
             self.request_poll(force=True)
@@ -342,9 +344,28 @@ class RunsScreen(SembenchScreen):
         return max(60, width - 2) if width else 120
 
     def on_run_report(self, message: RunReport) -> None:
+        run = self.run(message.run_id)
+        if run is not None and message.error is None and message.done > (run.get("done") or 0):
+            # Read from a later moment of the log than the row above it (the run moved on between the
+            # poll and the report): shown with the poll that brings the row there, so that the header and
+            # the detail are never of two moments. Still "updating…" meanwhile, and nothing else computed.
+            self._ahead = message
+            self.request_poll(force=True)
+            return
         self._report_inflight = None
         self._take_report(message)
         self._maybe_start_report()  # another run was selected meanwhile, or this one moved on
+
+    def _take_ahead(self) -> None:
+        """The report held back by on_run_report, once the row has caught up with it."""
+        ahead = self._ahead
+        if ahead is None:
+            return
+        run = self.run(ahead.run_id)
+        if run is not None and (run.get("done") or 0) < ahead.done:
+            return  # the next poll
+        self._ahead = None
+        self.on_run_report(ahead)
 
     def _take_report(self, message: RunReport) -> None:
         self._shown_done[message.run_id] = message.done
