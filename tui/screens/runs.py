@@ -114,6 +114,7 @@ class RunsScreen(SembenchScreen):
         self._report_inflight: str | None = None
         self._report_started: dict[str, float] = {}
         self._ahead: RunReport | None = None  # a report read from a later moment of the log than the row above
+        self._ahead_polls = 0  # polls applied since it was held back
         self.resuming: set[str] = set()  # runs resumed from here, still running in a worker
         self.cluster: dict[str, dict[str, Any]] = {}  # running run id -> its cluster's counts (core.cluster.progress)
 
@@ -204,7 +205,7 @@ class RunsScreen(SembenchScreen):
             if message.report is not None:  # before the poll is applied: both are on screen in one refresh
                 self._take_report(message.report)
             self._apply_poll(message.poll)
-            self._take_ahead()
+            self._take_ahead(message.poll.runs is not None)
         if self._poll_again:
             self._poll_again = False
             self.request_poll(force=True)
@@ -349,23 +350,29 @@ class RunsScreen(SembenchScreen):
             # Read from a later moment of the log than the row above it (the run moved on between the
             # poll and the report): shown with the poll that brings the row there, so that the header and
             # the detail are never of two moments. Still "updating…" meanwhile, and nothing else computed.
-            self._ahead = message
+            self._ahead, self._ahead_polls = message, 0
             self.request_poll(force=True)
             return
         self._report_inflight = None
         self._take_report(message)
         self._maybe_start_report()  # another run was selected meanwhile, or this one moved on
 
-    def _take_ahead(self) -> None:
-        """The report held back by on_run_report, once the row has caught up with it."""
+    def _take_ahead(self, rows_read: bool) -> None:
+        """The report held back by on_run_report, once the row has caught up with it; or, when two polls
+        that read the rows left the row behind it (attempts deleted meanwhile, as a resume that retries
+        errors does), as it is: the metrics are never held back for good."""
         ahead = self._ahead
         if ahead is None:
             return
+        self._ahead_polls += rows_read
         run = self.run(ahead.run_id)
-        if run is not None and (run.get("done") or 0) < ahead.done:
-            return  # the next poll
+        behind = run is not None and (run.get("done") or 0) < ahead.done
+        if behind and self._ahead_polls < 2:
+            return  # the next poll (the first may have read the log before the report did)
         self._ahead = None
-        self.on_run_report(ahead)
+        self._report_inflight = None
+        self._take_report(ahead)
+        self._maybe_start_report()
 
     def _take_report(self, message: RunReport) -> None:
         self._shown_done[message.run_id] = message.done
