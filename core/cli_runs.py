@@ -263,11 +263,13 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
                                cluster=session, freeze_heap=PROCESS["exits_after_command"])
     else:
         outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
-                           freeze_heap=PROCESS["exits_after_command"])
+                           freeze_heap=PROCESS["exits_after_command"], client_processes=PROCESS["exits_after_command"])
     stats = outcome.stats
     summary = {"run": outcome.run_id, "status": outcome.status, "done": stats.done, "total": stats.total,
                "correct": stats.correct, "errors": stats.errors, "cached": stats.cached,
                "accuracy": stats.accuracy, "db": str(ws.log.path)}
+    if stats.client_processes:  # a large model run's requests were made by forked processes (core.runner.clients)
+        summary["client_processes"] = stats.client_processes
     if outcome.status == "interrupted" and not outcome.run_id:
         click.echo("interrupted before the first attempt; no attempt was recorded", err=True)
         ctx.exit(130)

@@ -61,6 +61,7 @@ class RunStats:
     cached: int = 0
     started: float = field(default_factory=time.perf_counter)
     last_error: str | None = None
+    client_processes: int = 0  # processes that made this session's requests (core.runner.clients); 0: this one
 
     @property
     def accuracy(self) -> float | None:

@@ -24,6 +24,17 @@ from core.errors import EnvironmentFault, UserError
 from core.family import Family
 from core.instance import Instance
 from core.liveness import heartbeat
+from core.runner.clients import (
+    Answered,
+    Client,
+    ClientPlan,
+    Outbox,
+    client_count,
+    end_clients,
+    failure,
+    fork_clients,
+    serve_client,
+)
 from core.runner.config import (
     NullObserver,
     Observer,
@@ -96,6 +107,58 @@ async def one_attempt(
                            sample=sample, source="run", started=started)
 
 
+async def client_share(
+    number: int, sock: Any, items: list[tuple[Instance, int]], workers: int, solver: Solver, *, family: Family,
+    run_id: str, snapshot: str, style: str, stream: bool, verify_concurrency: int | None,
+) -> None:
+    """A client process's share of a run (core.runner.clients): `workers` at a time, each attempt made as
+    `execute` makes it and sent with its stored row to the run's process, which writes and counts it."""
+    reader, writer = await asyncio.open_unix_connection(sock=sock)
+    outbox = Outbox(reader, writer)
+    listening = asyncio.create_task(outbox.listen())
+    queue: Iterator[tuple[Instance, int]] = iter(items)
+    per_sample = getattr(solver, "for_sample", None)
+    prompts: dict[str, tuple[Prompt, dict[str, Any]]] = {}
+    prompt_json: dict[str, str] = {}
+    verifier = Verifier(family, verify_concurrency)
+
+    async def worker() -> None:
+        for instance, sample in queue:
+            sample_solver = per_sample(sample) if per_sample else solver
+            try:
+                record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
+                                           sample=sample, style=style, prompts=prompts, verifier=verifier,
+                                           stream=stream)
+            except EnvironmentFault as fault:
+                outbox.send(("f", instance.id, sample, str(fault)))  # the run's process stops the run
+                raise
+            text = prompt_json.get(instance.id) if record.prompt else "{}"
+            if text is None:
+                text = prompt_json[instance.id] = canonical_json(storable(record.prompt))
+            counted = outbox.attempt(instance.id, sample, record, record.columns(text))
+            if counted is not None:
+                await counted  # a failure: the stop rule judges it before the next request is sent
+
+    last: tuple[Any, ...] | None = ("d",)
+    try:
+        with fewer_collections():
+            async with asyncio.TaskGroup() as group:
+                for n in range(1, workers + 1):
+                    group.create_task(worker())
+                    if n % START_BATCH == 0 and n < workers:
+                        await asyncio.sleep(0)  # as in execute: the first requests leave while the rest start
+                if items:
+                    group.create_task(verifier.warm(items[0][0]))
+    except* EnvironmentFault:
+        last = None  # the fault is sent; the run's process stops the run on it
+    except* Exception as eg:
+        last = ("x", failure(eg.exceptions[0]))
+    finally:
+        verifier.close()
+    listening.cancel()
+    await outbox.close(last)
+
+
 def _ignore(kind: str, chunk: str) -> None:
     """A streamed reply's deltas: a batch run only needs the whole reply."""
 
@@ -104,6 +167,7 @@ async def execute(
     store: LogStore, family: Family, run_id: str, snapshot: str, items: list[tuple[Instance, int]], solver: Solver,
     stats: RunStats, *, concurrency: int, style: str, observer: Observer | None = None,
     verify_concurrency: int | None = None, stream: bool = False, verifier: Any = None,
+    clients: ClientPlan | None = None,
 ) -> RunStats:
     """Run the items with at most `concurrency` in flight. Each attempt is handed to the writer as soon
     as it is done, and counted (stats, observer, stop rule) once its transaction has committed.
@@ -115,8 +179,18 @@ async def execute(
     it before anything more is sent to a failing endpoint.
 
     A local solver's run (baseline, oracle, ...) goes in chunks instead (core.runner.local): same
-    records, acknowledged the same way, without an attempt's wait for a commit."""
+    records, acknowledged the same way, without an attempt's wait for a commit.
+
+    With `clients`, the requests are made by that many forked processes (core.runner.clients), and this
+    process writes and counts their attempts as they arrive."""
     observer = observer or NullObserver()
+    # forked first: before this process has a writer's, a verifier's or a progress bar's thread
+    forked: list[Client] = []
+    if clients is not None and items:
+        forked = fork_clients(clients, family, items, concurrency, functools.partial(
+            client_share, family=family, run_id=run_id, snapshot=snapshot, style=style, stream=stream,
+            verify_concurrency=verify_concurrency))
+        stats.client_processes = len(forked)
     local = chunked(solver, family, verifier)
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
@@ -133,7 +207,7 @@ async def execute(
     over = False  # once the run is over, a late commit notice must not count an attempt again
     faults: list[tuple[str, int, str]] = []  # (instance id, sample, cause): attempts an EnvironmentFault stopped
     workers = max(1, min(concurrency, len(items)))
-    active = workers
+    active = len(forked) or workers
 
     def acknowledge(record: AttemptRecord, key: int, committed: asyncio.Future[None]) -> None:
         """On the loop, when the attempt's transaction is over: count it (a failed commit is raised
@@ -184,6 +258,24 @@ async def execute(
             if active == 0 and not halt.done():
                 halt.set_result(None)
 
+    def accept(client: Client, answered: Answered, seq: int, row: dict[str, Any]) -> None:
+        """An attempt a client made: written and counted as this process's own are."""
+        key = id(answered)
+        records[key] = answered  # type: ignore[assignment]  # what stats, observer and stop rule read
+        committed = writer.write(row)
+        committed.add_done_callback(functools.partial(acknowledge, answered, key))
+        if answered.error is not None:  # its client waits until the stop rule has judged it
+            committed.add_done_callback(lambda done: None if halt.done() else client.acknowledge(seq, done))
+
+    async def client_worker(client: Client) -> None:
+        nonlocal active
+        try:
+            await serve_client(client, accept, lambda instance_id, sample, cause: faults.append((instance_id, sample, cause)))
+        finally:
+            active -= 1
+            if active == 0 and not halt.done():
+                halt.set_result(None)
+
     async def local_worker() -> None:
         """A local solver's run: chunks of attempts, each handed to the writer as one group
         (core.runner.local)."""
@@ -222,6 +314,9 @@ async def execute(
                 group.create_task(watch())
                 if local:
                     group.create_task(local_worker())
+                elif forked:
+                    for client in forked:
+                        group.create_task(client_worker(client))
                 else:
                     for n in range(1, workers + 1):
                         group.create_task(worker())
@@ -249,6 +344,7 @@ async def execute(
         raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None
     finally:
         over = True
+        end_clients(forked)  # a stopped run's clients are killed; their requests in flight are not recorded
         pending = list(records.values())  # written, then their workers were cancelled (Ctrl-C, an abort)
         writer.close()  # commits everything queued
         if not writer.failed:
@@ -308,13 +404,15 @@ def build_solver(config: RunConfig, family: Family, store: LogStore) -> Solver:
 async def run_async(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
     observer: Observer | None = None, run_id: str | None = None, stream: bool = False, cluster: Any = None,
-    freeze_heap: bool = False,
+    freeze_heap: bool = False, client_processes: bool = False,
 ) -> RunOutcome:
     """Start a run (or resume one) and run it to the end. Cancelling the task leaves it resumable.
     A session that can only repeat one failure (see StopRule) ends in a UserError with the resume command.
     `stream` has model solvers read their replies streamed (same replies; for servers and proxies that
     only keep long requests alive while bytes flow). `freeze_heap`: a process that runs this one run and
-    exits (the CLI) moves what it holds once the run is planned out of the collector's generations."""
+    exits (the CLI) moves what it holds once the run is planned out of the collector's generations.
+    `client_processes`: a process that runs this one run and exits may fork client processes for a
+    large model run's requests (core.runner.clients decides)."""
     retry_mode(retry_errors)  # a bad mode fails before anything is written
     store = ws.log
     # One fsync per attempt would cap a run at the disk's sync rate; in WAL mode NORMAL still never
@@ -347,8 +445,15 @@ async def run_async(
                 from core.tools.cache import configure
 
                 verifier = ClusterVerifier(cluster, family, configure(store.path))
+            clients = None
+            if client_processes:
+                count = client_count(solver, family, len(items), concurrency, cluster=cluster)
+                if count:
+                    endpoint = solver.provider.endpoint  # type: ignore[attr-defined]  # a ModelSolver's
+                    clients = ClientPlan(count, functools.partial(client_solver, config, family),
+                                         endpoint.max_concurrency)
             await execute(store, family, run_id, snap.name, items, solver, stats, concurrency=concurrency,
-                          style=style, observer=observer, stream=stream, verifier=verifier)
+                          style=style, observer=observer, stream=stream, verifier=verifier, clients=clients)
             status = "finished"
         except RunAborted as exc:
             raise UserError(
@@ -368,6 +473,12 @@ async def run_async(
             closing.append(aclose())
         await asyncio.gather(*closing)
     return RunOutcome(run_id=run_id, status=status, stats=stats)
+
+
+def client_solver(config: RunConfig, family: Family, limit: int) -> Solver:
+    """A client process's solver: the run's, with `limit` requests in flight per replica (its share) and no
+    response cache (core.runner.clients forks only for runs whose replies are not cached)."""
+    return make_solver(config.solver, family, params=config.params, use_cache=False, max_concurrency=limit)
 
 
 def _checkpoint(path: Any) -> None:
@@ -405,6 +516,7 @@ def loop_factory() -> Any:
 def run_sync(
     ws: Workspace, config: RunConfig, *, resume: str | None = None, retry_errors: bool | str | None = None,
     observer: Observer | None = None, stream: bool = False, cluster: Any = None, freeze_heap: bool = False,
+    client_processes: bool = False,
 ) -> RunOutcome:
     """`run_async` under asyncio.run, with Ctrl-C and SIGTERM turned into a clean interruption."""
     holder: dict[str, Any] = {}
@@ -427,7 +539,8 @@ def run_sync(
         # SIGINT/SIGTERM cancel the run's task, and stop a synchronous phase (loading, planning) at once
         with stop_on_signals(asyncio.get_running_loop(), asyncio.current_task()):
             return await run_async(ws, config, resume=resume, retry_errors=retry_errors, observer=_Recorder(),
-                                   stream=stream, cluster=cluster, freeze_heap=freeze_heap)
+                                   stream=stream, cluster=cluster, freeze_heap=freeze_heap,
+                                   client_processes=client_processes)
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:
