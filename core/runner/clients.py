@@ -169,8 +169,10 @@ class Client:
 
 
 def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, int]], concurrency: int,
-                 child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any]) -> list[Client]:
-    """Fork the clients; each runs `child(number, sock, its pairs, its workers, its solver)` and exits.
+                 child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any],
+                 new_loop: Callable[[], asyncio.AbstractEventLoop] | None = None) -> list[Client]:
+    """Fork the clients; each runs `child(number, sock, its pairs, its workers, its solver)` on an event loop
+    of `new_loop`'s (asyncio's default without it) and exits.
     Call before the run's process starts threads of its own (the writer, the progress bar)."""
     for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
         with contextlib.suppress(Exception):
@@ -195,7 +197,7 @@ def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, i
                 ours.close()
                 for other in clients:
                     other.sock.close()
-                code = _client_process(plan, k, theirs, family, items, concurrency, child)
+                code = _client_process(plan, k, theirs, family, items, concurrency, child, new_loop)
             finally:
                 os._exit(code)
         theirs.close()
@@ -205,11 +207,10 @@ def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, i
 
 def _client_process(plan: ClientPlan, k: int, sock: socket.socket, family: Family,
                     items: list[tuple[Instance, int]], concurrency: int,
-                    child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any]) -> int:
+                    child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any],
+                    new_loop: Callable[[], asyncio.AbstractEventLoop] | None) -> int:
     """In the forked child: a fresh event loop of its own, the default signal handlers (Ctrl-C reaches
     the run's process, which stops the clients), then the client's share of the run."""
-    from core.runner.execute import loop_factory
-
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -220,7 +221,7 @@ def _client_process(plan: ClientPlan, k: int, sock: socket.socket, family: Famil
         mine = shard(items, plan.count, k)
         solver = plan.solver_for(max(1, share(plan.replica_limit, plan.count, k)))
         workers = max(1, min(share(concurrency, plan.count, k), len(mine)))
-        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        with asyncio.Runner(loop_factory=new_loop) as runner:
             runner.run(child(k, sock, mine, workers, solver))
     except BaseException as exc:  # said to the run's process, which stops the run with it
         with contextlib.suppress(OSError):

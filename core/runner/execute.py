@@ -189,7 +189,7 @@ async def execute(
     if clients is not None and items:
         forked = fork_clients(clients, family, items, concurrency, functools.partial(
             client_share, family=family, run_id=run_id, snapshot=snapshot, style=style, stream=stream,
-            verify_concurrency=verify_concurrency))
+            verify_concurrency=verify_concurrency), loop_factory())
         stats.client_processes = len(forked)
     local = chunked(solver, family, verifier)
     queue: Iterator[tuple[Instance, int]] = iter(items)
