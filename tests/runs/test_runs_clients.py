@@ -30,9 +30,10 @@ def _env(log_db: Path, model_env: dict[str, str], processes: int) -> dict[str, s
     return {**os.environ, **model_env, "SEMBENCH_DB": str(log_db), "SEMBENCH_CLIENT_PROCESSES": str(processes)}
 
 
-def _args(concurrency: int = 6) -> list[str]:
-    return ["run", "--snapshot", "s", "--solver", "openai:m", "--samples", str(SAMPLES), "--concurrency",
-            str(concurrency), "--seed", "100", "--no-cache", "--format", "json"]
+def _args(concurrency: int | None = 6) -> list[str]:
+    limit = ["--concurrency", str(concurrency)] if concurrency else []
+    return ["run", "--snapshot", "s", "--solver", "openai:m", "--samples", str(SAMPLES), *limit, "--seed", "100",
+            "--no-cache", "--format", "json"]
 
 
 def _rows(db: Path) -> list[tuple]:
@@ -168,6 +169,30 @@ def test_client_processes_record_what_one_process_records(family, tmp_path, serv
     assert summaries[2]["correct"] == summaries[0]["correct"] == COUNT * SAMPLES  # the oracle's answers
     assert _rows(dbs[2]) == _rows(dbs[0])  # the same attempts, field for field
     assert KEY_MARKER.encode() not in b"".join(p.read_bytes() for p in tmp_path.glob("clients-2.db*"))
+
+
+def test_each_replica_keeps_its_limit_across_the_clients(family, log_db, model_env, tmp_path) -> None:
+    from tests.models.fakeserver import FakeServer
+
+    toy = family.id == "toy"
+    instances = write_snapshot(log_db, family, "s", COUNT)
+    config = tmp_path / "replicas.toml"
+    config.write_text("[openai]\nmax_retries = 0\nmax_concurrency = 3\ntimeout_s = 20\n", encoding="utf-8")
+    with FakeServer() as first, FakeServer() as second:
+        for replica in (first, second):
+            replica.reply = oracle_replies(family, instances)
+            replica.latency_s = 0.05  # long enough for every worker's request to be in flight together
+        urls = {first.base_url("openai"), second.base_url("openai")}
+        env = {**_env(log_db, model_env, 2), "OPENAI_BASE_URL": ",".join(sorted(urls)),
+               "SEMBENCH_CONFIG": str(config)}
+        done = _run(_args(None), env, toy)  # 3 per replica x 2 replicas = 6 in flight, 3 in each client
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.splitlines()[-1])["client_processes"] == 2
+        assert first.max_in_flight <= 3 and second.max_in_flight <= 3  # each replica's own limit, in all
+        assert first.max_in_flight + second.max_in_flight > 3  # ...and both were used at once
+    with sqlite3.connect(log_db) as conn:
+        replicas = Counter(json.loads(u).get("replica") for (u,) in conn.execute("select usage from attempts"))
+    assert set(replicas) == urls and sum(replicas.values()) == COUNT * SAMPLES
 
 
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGINT"])
