@@ -7,8 +7,8 @@ rate where a plain asyncio client gets ~0.97 (docs/performance.md, issue 23). Se
 process, share that CPU between the cores.
 
 How: once the run is planned, the run's process forks CLIENTS children (`fork_clients`). Each takes the
-instances whose ordinal is its number modulo CLIENTS (all samples of an instance go to one client, so a
-reply shared by identical requests is still asked once), a share of the run's concurrency and of each
+instances whose ordinal is its number modulo CLIENTS (all samples of an instance go to one client, which
+renders that instance's prompt once), a share of the run's concurrency and of each
 replica's limit, and runs the usual per-attempt path on its own event loop: request, extraction and
 check (`execute.one_attempt`), and the stored row (`AttemptRecord.columns`). It sends each attempt's
 row and the four fields the run's counters read (correct, cached, error, error kind) back over a
@@ -42,6 +42,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ CLIENT_MIN_ATTEMPTS = 512
 MAX_CLIENTS = 8
 # A client's child process exits with this code when the run's process has gone (its socket closed).
 EXIT_ORPHANED = 3
+REAP_WAIT_S = 1.0
 _HEADER = struct.Struct("!I")
 
 
@@ -157,9 +159,18 @@ class Client:
                 self.writer.write(_frame([seq]))
 
     def status(self) -> str:
-        """How the process ended, for messages (it is reaped here)."""
+        """How the process ended, for messages (it is reaped here; one that has not ended within
+        REAP_WAIT_S, its socket closed all the same, is killed first)."""
         try:
-            pid, code = os.waitpid(self.pid, 0)
+            for _ in range(int(REAP_WAIT_S / 0.01)):
+                pid, code = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    break
+                time.sleep(0.01)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                pid, code = os.waitpid(self.pid, 0)
         except ChildProcessError:
             return "already reaped"
         self.exited = True
