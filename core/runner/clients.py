@@ -121,10 +121,14 @@ def share(total: int, parts: int, k: int) -> int:
     return total // parts + (1 if k < total % parts else 0)
 
 
-def shard(items: list[tuple[Instance, int]], parts: int, k: int) -> list[tuple[Instance, int]]:
-    """The (instance, sample) pairs of client k: those of the instances whose ordinal is k modulo parts."""
+def shards(items: list[tuple[Instance, int]], parts: int) -> list[list[tuple[Instance, int]]]:
+    """The (instance, sample) pairs of each client: client k has those of the instances whose ordinal is
+    k modulo parts, in the run's order."""
     ordinal: dict[str, int] = {}
-    return [(i, s) for i, s in items if ordinal.setdefault(i.id, len(ordinal)) % parts == k]
+    out: list[list[tuple[Instance, int]]] = [[] for _ in range(parts)]
+    for pair in items:
+        out[ordinal.setdefault(pair[0].id, len(ordinal)) % parts].append(pair)
+    return out
 
 
 # -- frames: a 4-byte length, then a pickled list ---------------------------------------------------------
@@ -179,7 +183,7 @@ class Client:
         return f"exit code {os.waitstatus_to_exitcode(code)}"
 
 
-def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, int]], concurrency: int,
+def fork_clients(plan: ClientPlan, items: list[tuple[Instance, int]], concurrency: int,
                  child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any],
                  new_loop: Callable[[], asyncio.AbstractEventLoop] | None = None) -> list[Client]:
     """Fork the clients; each runs `child(number, sock, its pairs, its workers, its solver)` on an event loop
@@ -189,6 +193,8 @@ def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, i
         with contextlib.suppress(Exception):
             stream.flush()
     clients: list[Client] = []
+    # cut here, once: in a client the cut would touch every pair, copying their pages from this process
+    split = shards(items, plan.count)
     for k in range(plan.count):
         try:
             ours, theirs = socket.socketpair()
@@ -208,7 +214,7 @@ def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, i
                 ours.close()
                 for other in clients:
                     other.sock.close()
-                code = _client_process(plan, k, theirs, family, items, concurrency, child, new_loop)
+                code = _client_process(plan, k, theirs, split[k], concurrency, child, new_loop)
             finally:
                 os._exit(code)
         theirs.close()
@@ -216,8 +222,8 @@ def fork_clients(plan: ClientPlan, family: Family, items: list[tuple[Instance, i
     return clients
 
 
-def _client_process(plan: ClientPlan, k: int, sock: socket.socket, family: Family,
-                    items: list[tuple[Instance, int]], concurrency: int,
+def _client_process(plan: ClientPlan, k: int, sock: socket.socket, mine: list[tuple[Instance, int]],
+                    concurrency: int,
                     child: Callable[[int, socket.socket, list[tuple[Instance, int]], int, Solver], Any],
                     new_loop: Callable[[], asyncio.AbstractEventLoop] | None) -> int:
     """In the forked child: a fresh event loop of its own, the default signal handlers (Ctrl-C reaches
@@ -229,7 +235,6 @@ def _client_process(plan: ClientPlan, k: int, sock: socket.socket, family: Famil
     # its epoll set is shared with the parent's).
     asyncio.events._set_running_loop(None)
     try:
-        mine = shard(items, plan.count, k)
         solver = plan.solver_for(max(1, share(plan.replica_limit, plan.count, k)))
         workers = max(1, min(share(concurrency, plan.count, k), len(mine)))
         with asyncio.Runner(loop_factory=new_loop) as runner:

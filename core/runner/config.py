@@ -83,6 +83,9 @@ class RunStats:
 
 
 class Observer(Protocol):
+    """A run's progress, told as attempts are counted. An attempt a client process made (core.runner.clients:
+    large model runs from the CLI) is told as a `clients.Answered`, with only the fields RunStats reads."""
+
     def start(self, stats: RunStats) -> None: ...
     def attempt(self, record: AttemptRecord, stats: RunStats) -> None: ...
     def finish(self, stats: RunStats) -> None: ...

@@ -187,7 +187,7 @@ async def execute(
     # forked first: before this process has a writer's, a verifier's or a progress bar's thread
     forked: list[Client] = []
     if clients is not None and items:
-        forked = fork_clients(clients, family, items, concurrency, functools.partial(
+        forked = fork_clients(clients, items, concurrency, functools.partial(
             client_share, family=family, run_id=run_id, snapshot=snapshot, style=style, stream=stream,
             verify_concurrency=verify_concurrency), loop_factory())
         stats.client_processes = len(forked)

@@ -106,7 +106,8 @@ def test_shards_split_the_pairs_by_instance_and_shares_add_up() -> None:
 
     items = [(Item(n), s) for s in range(3) for n in range(7)]
     for parts in (1, 2, 3, 8):
-        shards = [clients.shard(items, parts, k) for k in range(parts)]
+        shards = clients.shards(items, parts)
+        assert len(shards) == parts
         assert sorted((i.id, s) for shard in shards for i, s in shard) == sorted((i.id, s) for i, s in items)
         owners = {i.id: k for k, shard in enumerate(shards) for i, _s in shard}
         assert all(owners[i.id] == k for k, shard in enumerate(shards) for i, _s in shard), "an instance split"
@@ -278,10 +279,10 @@ def test_an_endpoint_failing_every_request_still_stops_the_run_early(family, log
     assert len(server.requests) <= 3 * (recorded + 4)
 
 
-def test_a_fork_that_fails_leaves_the_run_to_make_its_requests_itself(monkeypatch, toy) -> None:
+def test_a_fork_that_fails_leaves_the_run_to_make_its_requests_itself(monkeypatch) -> None:
     def no_fork() -> int:
         raise BlockingIOError("Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
     plan = clients.ClientPlan(2, lambda limit: None, 4)  # type: ignore[arg-type,return-value]
-    assert clients.fork_clients(plan, toy, [], 4, lambda *args: None) == []
+    assert clients.fork_clients(plan, [], 4, lambda *args: None) == []
