@@ -177,10 +177,14 @@ class RunProgress:
                 console=Console(stderr=True), transient=False,
             )
             self._progress.start()
-            self._task = self._progress.add_task(self.label, total=stats.total, completed=stats.done,
+            clients = getattr(stats, "client_processes", 0)
+            label = f"{self.label} ({clients} client processes)" if clients else self.label
+            self._task = self._progress.add_task(label, total=stats.total, completed=stats.done,
                                                  **self._fields(stats))
         else:
-            click.echo(f"{self.label}: {stats.done}/{stats.total} already done", err=True)
+            clients = getattr(stats, "client_processes", 0)
+            click.echo(f"{self.label}: {stats.done}/{stats.total} already done"
+                       + (f"; requests from {clients} client processes" if clients else ""), err=True)
             self._last_line = time.monotonic()
             self._last_tenth = stats.done * 10 // max(1, stats.total)
 

@@ -163,6 +163,8 @@ def test_client_processes_record_what_one_process_records(family, tmp_path, serv
         done = _run(_args(), _env(db, model_env, n), toy)
         assert done.returncode == 0, done.stderr
         summaries[n] = json.loads(done.stdout.splitlines()[-1])
+        said = "requests from 2 client processes" in done.stderr  # the progress's first line says so
+        assert said == (n == 2), done.stderr
         asked = Counter((r.messages[-1]["content"], r.json["seed"]) for r in server.requests[before:])
         assert len(asked) == COUNT * SAMPLES and set(asked.values()) == {1}, "each request asked once"
     assert summaries[2]["client_processes"] == 2 and "client_processes" not in summaries[0]
