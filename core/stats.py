@@ -60,18 +60,33 @@ def bootstrap_ci(
     items = list(values)
     if not items or n_resamples <= 0:
         return None, None
-    rng = random.Random(seed)
     n = len(items)
     stats: list[float] = []
-    for _ in range(n_resamples):
-        value = statistic(rng.choices(items, k=n))
+    if _all_alike(items):
+        # every resample is `items` itself: its statistic n_resamples times, as the draws would give
+        # (a verification where every answer passes, or every one fails, is the usual case: the draws
+        # were most of `sembench verify` on PBEBench-Lite's oracle answers)
+        value = statistic(items)
         if value is not None and math.isfinite(value):
-            stats.append(float(value))
+            stats = [float(value)] * n_resamples
+    else:
+        rng = random.Random(seed)
+        for _ in range(n_resamples):
+            value = statistic(rng.choices(items, k=n))
+            if value is not None and math.isfinite(value):
+                stats.append(float(value))
     if not stats:
         return None, None
     stats.sort()
     alpha = (1 - confidence) / 2
     return _quantile(stats, alpha), _quantile(stats, 1 - alpha)
+
+
+def _all_alike(items: list[Any]) -> bool:
+    """Every item the same value of the same type, sign of zero included (by `repr`, not `==`: 1 == 1.0
+    and -0.0 == 0.0, which a statistic may tell apart), so that any resample equals `items`."""
+    first = repr(items[0])
+    return all(repr(item) == first for item in items)
 
 
 def _quantile(sorted_values: list[float], q: float) -> float:

@@ -49,3 +49,46 @@ def test_mean_and_ratio_intervals_switch_to_the_normal_approximation_for_large_s
     lo, hi = stats.ratio_ci(nums, dens)
     assert lo < sum(nums) / sum(dens) < hi
     assert stats.ratio_ci([0, 0], [0, 0]) == (None, None)
+
+
+def _drawn(values, statistic, n_resamples=stats.DEFAULT_RESAMPLES, seed=stats.DEFAULT_SEED):  # noqa: ANN001, ANN202
+    """The bootstrap as stated, every resample drawn: the reference for the shortcut below."""
+    rng = random.Random(seed)
+    drawn = [statistic(rng.choices(values, k=len(values))) for _ in range(n_resamples)]
+    kept = sorted(float(v) for v in drawn if v is not None and v == v and abs(v) != float("inf"))
+    if not kept:
+        return None, None
+    return stats._quantile(kept, 0.025), stats._quantile(kept, 0.975)
+
+
+@pytest.mark.parametrize("values", [
+    [1.0] * 63, [0.0] * 200, [0.1] * 7, [1 / 3] * 150, [(1.0, 3.0)] * 40, [(0.0, 0.0)] * 5, [float("nan")] * 4,
+])
+def test_a_sample_of_one_value_is_not_resampled_and_gives_what_the_draws_gave(values) -> None:  # noqa: ANN001
+    """Every resample of equal values is the sample itself: the statistic is computed once (the draws
+    were most of `sembench verify` when every answer passed), and the interval is the drawn one, bit for
+    bit (0.1 * 7 / 7 is not 0.1, nor is the interpolated quantile)."""
+    statistic = stats._pooled_ratio if isinstance(values[0], tuple) else stats._mean_of
+    calls = []
+
+    def counted(sample):  # noqa: ANN001, ANN202
+        calls.append(len(sample))
+        return statistic(sample)
+
+    assert stats.bootstrap_ci(values, counted) == _drawn(values, statistic)
+    assert calls == [len(values)]
+
+
+def test_values_equal_but_not_alike_are_resampled() -> None:
+    """1 == 1.0 and -0.0 == 0.0, but a statistic may tell them apart: such samples are drawn as before."""
+    calls = []
+
+    def counted(sample):  # noqa: ANN001, ANN202
+        calls.append(1)
+        return float(sum(type(v) is int for v in sample))
+
+    for values in ([1, 1.0, 1], [0.0, -0.0, 0.0, 0.0]):
+        calls.clear()
+        got = stats.bootstrap_ci(values, counted, 50)
+        assert len(calls) == 50
+        assert got == _drawn(values, counted, 50)

@@ -10,6 +10,7 @@ that inferred type; the tests compile every generated task with GHC and compare 
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from core.families.typeinf.corpus import CorpusTask, binder, is_operator, poly_type, solve_dependencies
 from core.families.typeinf.env import base_env
@@ -17,6 +18,9 @@ from core.families.typeinf.infer import infer_code, rename_scheme
 from core.families.typeinf.model import CATEGORIES, TypeinfInstance, TypeinfParams
 from core.families.typeinf.types import show_scheme
 from core.seeding import item_rng
+
+if TYPE_CHECKING:
+    from core.families.typeinf.syntax import Decl
 
 POOL = ("map", "filter", "foldr", "foldl", "length", "reverse", "concat", "concatMap", "zip", "zipWith", "head",
         "tail", "null", "take", "drop", "replicate", "elem", "sum", "product", "maximum", "lookup", "fromMaybe",
@@ -127,8 +131,9 @@ def _candidate(rng: random.Random, p: TypeinfParams, name: str, target: str) -> 
     return f"{head} = {b.expr(p.depth, params)}"
 
 
-def _substantial(code: str, name: str, p: TypeinfParams) -> bool:
-    """At least two dependencies used (or all, when fewer are asked) and every parameter used."""
+def _substantial(code: str, name: str, p: TypeinfParams) -> list[Decl] | None:
+    """At least two dependencies used (or all, when fewer are asked) and every parameter used: the
+    parsed declarations (for inference, which would parse them again), or None."""
     from core.families.typeinf import syntax as S
     from core.families.typeinf.hsparse import HsParseError, parse_code
     from core.families.typeinf.names import free_names, pattern_vars
@@ -136,20 +141,20 @@ def _substantial(code: str, name: str, p: TypeinfParams) -> bool:
     try:
         decls = parse_code(code, base_env().fixities)
     except HsParseError:
-        return False
+        return None
     free, _ = free_names(decls)
     if len([f for f in free if f != name]) < min(2, p.deps):
-        return False
+        return None
     fun = next((d for d in decls if isinstance(d, S.FunBind)), None)
     if fun is None:
-        return False
+        return None
     for m in fun.matches:
         bound = [v for pat in m.pats for v in pattern_vars(pat)]
         body = S.Match([], m.rhs)
         used, _ = free_names([S.FunBind("__body", [body])])
         if any(v not in used for v in bound if v not in ("h", "t", "v")):
-            return False
-    return True
+            return None
+    return decls
 
 
 def generate_task(p: TypeinfParams, seed: int, index: int) -> TypeinfInstance:
@@ -159,9 +164,10 @@ def generate_task(p: TypeinfParams, seed: int, index: int) -> TypeinfInstance:
     env = base_env()
     for attempt in range(MAX_ATTEMPTS):
         code = _candidate(rng, p, name, target)
-        if not _substantial(code, name, p):
+        decls = _substantial(code, name, p)
+        if decls is None:
             continue
-        result = infer_code(code, env, name, max_steps=50_000)
+        result = infer_code(code, env, name, max_steps=50_000, decls=decls)
         if result.scheme is None or result.defaulted:
             continue
         if poly_type(result.scheme) != target:

@@ -825,16 +825,20 @@ def find_binding(decls: list[S.Decl], name: str | None) -> tuple[list[S.FunBind 
 
 
 def infer_code(code: str, env: Env, name: str | None = None, expected: Scheme | None = None,
-               record: bool = False, max_steps: int = DEFAULT_STEPS, pure: bool = False) -> InferResult:
+               record: bool = False, max_steps: int = DEFAULT_STEPS, pure: bool = False,
+               decls: list[S.Decl] | None = None) -> InferResult:
     """The principal type of `name` (default: the first binding) in `code`, or the error that stops it.
 
     With `expected` (an answer's scheme) the binding is checked against it instead: its variables
     become rigid constants and its constraints are given, so the first step that disagrees fails.
+    `decls`: `code` already parsed under `env.fixities` (the generator parses each candidate first to
+    judge it; parsing again was ~13% of generating a task).
     """
     inf = Inferencer(env, max_steps=max_steps, record=record, pure=pure)
     try:
         try:
-            decls = parse_code(code, env.fixities)
+            if decls is None:
+                decls = parse_code(code, env.fixities)
         except HsParseError as exc:
             raise InferError(str(exc)) from None
         binds, name = find_binding(decls, name)
