@@ -118,24 +118,19 @@ async def client_share(
     listening = asyncio.create_task(outbox.listen())
     queue: Iterator[tuple[Instance, int]] = iter(items)
     per_sample = getattr(solver, "for_sample", None)
-    prompts: dict[str, tuple[Prompt, dict[str, Any]]] = {}
     prompt_json: dict[str, str] = {}
     verifier = Verifier(family, verify_concurrency)
+    attempt = functools.partial(one_attempt, family, run_id=run_id, snapshot=snapshot, style=style, prompts={},
+                                verifier=verifier, stream=stream)
 
     async def worker() -> None:
         for instance, sample in queue:
-            sample_solver = per_sample(sample) if per_sample else solver
             try:
-                record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
-                                           sample=sample, style=style, prompts=prompts, verifier=verifier,
-                                           stream=stream)
+                record = await attempt(instance, per_sample(sample) if per_sample else solver, sample=sample)
             except EnvironmentFault as fault:
                 outbox.send(("f", instance.id, sample, str(fault)))  # the run's process stops the run
                 raise
-            text = prompt_json.get(instance.id) if record.prompt else "{}"
-            if text is None:
-                text = prompt_json[instance.id] = canonical_json(storable(record.prompt))
-            counted = outbox.attempt(instance.id, sample, record, record.columns(text))
+            counted = outbox.attempt(instance.id, sample, record, record.columns(prompt_column(record, prompt_json)))
             if counted is not None:
                 await counted  # a failure: the stop rule judges it before the next request is sent
 
@@ -157,6 +152,17 @@ async def client_share(
         verifier.close()
     listening.cancel()
     await outbox.close(last)
+
+
+def prompt_column(record: AttemptRecord, memo: dict[str, str]) -> str:
+    """The stored prompt of a run's attempt: its instance's prompt as JSON, written once per instance
+    (`memo`) for all its samples; "{}" for an attempt recorded without one."""
+    if not record.prompt:
+        return "{}"
+    text = memo.get(record.instance_id)
+    if text is None:
+        text = memo[record.instance_id] = canonical_json(storable(record.prompt))
+    return text
 
 
 def _ignore(kind: str, chunk: str) -> None:
@@ -199,6 +205,8 @@ async def execute(
     prompt_json: dict[str, str] = {}  # the prompt column, serialised once per instance
     # a prebuilt verifier (core.cluster's, with the same check/close) or the in-process one
     verifier = verifier or Verifier(family, verify_concurrency)
+    attempt = functools.partial(one_attempt, family, run_id=run_id, snapshot=snapshot, style=style, prompts=prompts,
+                                verifier=verifier, stream=stream)
     writer = AttemptWriter(store.path)
     # Records handed to the writer whose commit has not been seen: when the workers are cancelled
     # (Ctrl-C, SIGTERM, an abort), writer.close() still commits them, and they are counted.
@@ -230,19 +238,14 @@ async def execute(
             for instance, sample in queue:  # one shared iterator: the loop is single-threaded
                 if halt.done():
                     break  # the run is stopping: no new request
-                sample_solver = per_sample(sample) if per_sample else solver
                 try:
-                    record = await one_attempt(family, instance, sample_solver, run_id=run_id, snapshot=snapshot,
-                                               sample=sample, style=style, prompts=prompts, verifier=verifier,
-                                               stream=stream)
+                    record = await attempt(instance, per_sample(sample) if per_sample else solver, sample=sample)
                 except EnvironmentFault as fault:
                     faults.append((instance.id, sample, str(fault)))  # kept apart, after the writer is done
                     raise
                 if previous is not None:
                     await previous  # committed long ago, as a rule; a failed transaction is raised here
-                text = prompt_json.get(instance.id) if record.prompt else "{}"
-                if text is None:
-                    text = prompt_json[instance.id] = canonical_json(storable(record.prompt))
+                text = prompt_column(record, prompt_json)
                 key = id(record)
                 records[key] = record
                 # the stored copy made safe (surrogates, 64-bit integers) and keys redacted, as on every
