@@ -120,11 +120,48 @@ async def _after_one_slow_check(family: ThreadNoting, delay: float) -> tuple[Ver
     return verifier, after.details["thread"]
 
 
-async def test_one_check_preempted_does_not_send_every_check_to_a_thread() -> None:
+class Clock:
+    """What the verifier reads as `time.perf_counter`: only the checks below move it."""
+
+    now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+class Clocked(ThreadNoting):
+    """Its checks take exactly `delay` on the verifier's clock: a loaded machine cannot add to it (with
+    a real sleep, a check of 3x SLOW_S that the OS woke 20 ms late counted as slow, and the test failed in
+    a full suite run)."""
+
+    id = "clocked"
+    clock = Clock()
+
+    def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
+        self.clock.now += self.delay
+        verdict = Verdict(correct=True, score=1.0, status="ok", details={"thread": threading.get_ident()})
+        return Answer.success(response), verdict
+
+
+async def test_one_check_preempted_does_not_send_every_check_to_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """A cheap check that the OS preempted (or that waited for the GIL) once, for 3x SLOW_S, is not a
     slow family: the checks stay inline (before, one such check sent every later one to a thread)."""
-    verifier, thread = await _after_one_slow_check(ThreadNoting(), Verifier.SLOW_S * 3)
+    import core.runner.verifying as verifying
+
+    family = Clocked()
+    monkeypatch.setattr(verifying, "time", family.clock)
+    verifier, thread = await _after_one_slow_check(family, Verifier.SLOW_S * 3)
     assert not verifier.threaded and thread == threading.get_ident()
+    # ...while three such checks in a row are a slow family: the clock does measure them
+    verifier = Verifier(family)
+    try:
+        await verifier.check(INSTANCE, "warm")
+        family.delay = Verifier.SLOW_S * 3
+        for n in range(3):
+            await verifier.check(INSTANCE, str(n))
+    finally:
+        verifier.close()
+    assert verifier.threaded
 
 
 class SlowFirst(ThreadNoting):
