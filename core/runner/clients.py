@@ -52,8 +52,9 @@ from typing import Any
 from core.errors import EnvironmentFault
 from core.family import Family
 from core.instance import Instance
+from core.runner.local import cores
 from core.runner.stop import RunAborted
-from core.solvers import Solver
+from core.solvers import Solver, is_model_spec
 
 # A run forks clients only when it has this much in flight and this many attempts: below, one loop is
 # not the bound (a request costs ~0.9 ms, so 64 in flight saturate a loop only against a server that
@@ -90,20 +91,15 @@ class ClientPlan:
     replica_limit: int
 
 
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def client_count(solver: Solver, family: Family, attempts: int, concurrency: int, *, cluster: Any = None) -> int:
     """How many client processes a run forks (0: it makes its requests itself); see the module's text."""
-    from core.models.solver import ModelSolver, is_deterministic
-
     forced = os.environ.get("SEMBENCH_CLIENT_PROCESSES")
     if forced == "0" or not hasattr(os, "fork") or cluster is not None or family.requires:
         return 0
+    if not is_model_spec(solver.spec):
+        return 0  # a local solver's run (core.runner.local), decided without importing the model code
+    from core.models.solver import ModelSolver, is_deterministic
+
     if not isinstance(solver, ModelSolver) or getattr(solver.provider, "endpoint", None) is None:
         return 0
     if solver.cache is not None and is_deterministic(solver.kind, solver.params):

@@ -288,3 +288,18 @@ def test_a_fork_that_fails_leaves_the_run_to_make_its_requests_itself(monkeypatc
     monkeypatch.setattr(os, "fork", no_fork)
     plan = clients.ClientPlan(2, lambda limit: None, 4)  # type: ignore[arg-type,return-value]
     assert clients.fork_clients(plan, [], 4, lambda *args: None) == []
+
+
+def test_a_local_solvers_run_decides_without_importing_the_model_code() -> None:
+    """Every CLI run asks `client_count`; a baseline run's start-up must not pay for the model solver's
+    modules to be told "no" (they were imported for that, ~5 ms)."""
+    import sys
+
+    code = ("import sys; from core.family import get_family; from core.solvers import make_solver; "
+            "from core.runner.clients import client_count; f = get_family('cascade'); "
+            "assert client_count(make_solver('baseline', f), f, 10**6, 256) == 0; "
+            "print('core.models.solver' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SEMBENCH_CLIENT_PROCESSES": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
