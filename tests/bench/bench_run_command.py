@@ -41,7 +41,11 @@ CPU it had used when its first request arrived: the start-up's cost, which other
 not inflate as it does `startup_s`; `phase_cpu_ms` = its CPU during the request phase per request, what
 the requests themselves cost (both sampled from /proc every 20 ms, 10 ms ticks: Linux only);
 `phase_vs_plain` = phase / the plain client's phase; `server_cpu_ms` = the server's CPU per request
-while the contestant ran (it shares the machine's cores). Not a pass/fail test.
+while the contestant ran (it shares the machine's cores); `turnaround_ms` (lean server only) = the mean
+time from an answer written on a connection to the next request read on it, what a client's handling
+of a reply delays its next request (the server's own wait to read it included), and
+`turnaround_wave2_ms` the same over the requests read within two latencies of the first: the answers
+to the first wave, which come back together. Not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ import asyncio, json, sys, threading, time
 import uvloop
 answers = json.load(open({answers!r}))
 stamps = []
+turnarounds = []
 LATENCY = {latency}
 
 def words(text):
@@ -119,6 +124,7 @@ def body_for(data):
 class Http(asyncio.Protocol):
     def connection_made(self, transport):
         self.transport, self.buffer = transport, b""
+        self.answered = None  # when this connection's last answer was written
 
     def data_received(self, data):
         self.buffer += data
@@ -133,6 +139,10 @@ class Http(asyncio.Protocol):
             if len(self.buffer) < end:
                 return
             body, self.buffer = self.buffer[head_end + 4:end], self.buffer[end:]
+            if self.answered is not None:  # the client's turnaround: its answer written .. its next request read
+                now = time.time()
+                turnarounds.append((now, now - self.answered))
+                self.answered = None
             out = body_for(json.loads(body))
             reply = b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n%s" % (len(out), out)
             loop.call_later(LATENCY, self.answer, reply)
@@ -141,6 +151,7 @@ class Http(asyncio.Protocol):
         stamps.append(time.time())
         if not self.transport.is_closing():
             self.transport.write(reply)
+            self.answered = time.time()
 
 loop = uvloop.new_event_loop()
 server = loop.run_until_complete(loop.create_server(Http, "127.0.0.1", 0, backlog=4096))
@@ -149,8 +160,10 @@ threading.Thread(target=loop.run_forever, daemon=True).start()
 for line in sys.stdin:
     if line.strip() == "mark":
         stamps.clear()
+        turnarounds.clear()
     elif line.strip() == "dump":
         print(json.dumps(list(stamps)), flush=True)
+        print(json.dumps(list(turnarounds)), flush=True)
 """
 
 PLAIN = """
@@ -166,6 +179,8 @@ class Server:
     def __init__(self, answers: Path, latency: float, kind: str = "fake") -> None:
         code = (SERVER if kind == "fake" else LEAN_SERVER).format(repo=str(REPO), answers=str(answers),
                                                                    latency=latency)
+        self.kind = kind
+        self.turnarounds: list[tuple[float, float]] = []  # (request read, s since that connection's answer)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True)
         self.port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
@@ -177,7 +192,10 @@ class Server:
     def stamps(self) -> list[float]:
         self.proc.stdin.write("dump\n")  # type: ignore[union-attr]
         self.proc.stdin.flush()  # type: ignore[union-attr]
-        return sorted(json.loads(self.proc.stdout.readline()))  # type: ignore[union-attr]
+        stamps = sorted(json.loads(self.proc.stdout.readline()))  # type: ignore[union-attr]
+        if self.kind == "lean":
+            self.turnarounds = [tuple(t) for t in json.loads(self.proc.stdout.readline())]  # type: ignore[union-attr]
+        return stamps
 
     def close(self) -> None:
         self.proc.stdin.close()  # type: ignore[union-attr]
@@ -264,18 +282,26 @@ def measure(server: Server, argv: list[str], env: dict[str, str], n: int, concur
     at_first, at_last = cpu_at(samples, first), cpu_at(samples, answered[-1])
     phase_cpu = (at_last - at_first) if at_first is not None and at_last is not None else math.nan
     startup_cpu = at_first if at_first is not None else math.nan
+    # the client's turnaround (lean server only): its answer written .. its next request on that connection
+    # read, over the phase and over the second wave (the requests read within two latencies of the first)
+    turns = [gap for _when, gap in server.turnarounds]
+    wave2 = [gap for when, gap in server.turnarounds if when < first + 2 * latency]
     return {
         "wall_s": end - spawn, "whole": n / (end - spawn) / ideal, "startup_s": first - spawn,
         "startup_cpu_s": startup_cpu,
         "first10_rps": tenth / (answered[tenth - 1] - first), "phase": n / (answered[-1] - first) / ideal,
         "tail_s": end - answered[-1], "cpu_s": cpu, "phase_cpu_ms": 1000 * phase_cpu / n,
         "server_cpu_ms": 1000 * server_cpu / n,
+        "turnaround_ms": 1000 * statistics.fmean(turns) if turns else math.nan,
+        "turnaround_wave2_ms": 1000 * statistics.fmean(wave2) if wave2 else math.nan,
     }
 
 
 def summary(rounds: list[dict[str, float]]) -> dict[str, Any]:
     keys = rounds[0].keys()
-    out: dict[str, Any] = {k: round(statistics.median(r[k] for r in rounds), 3) for k in keys}
+    medians = {k: statistics.median(r[k] for r in rounds) for k in keys}
+    # a figure this server cannot give (turnarounds from the fake server): null, as JSON has no NaN
+    out: dict[str, Any] = {k: None if math.isnan(v) else round(v, 3) for k, v in medians.items()}
     out["whole_each"] = [round(r["whole"], 3) for r in rounds]
     out["phase_cpu_each"] = [round(r["phase_cpu_ms"], 3) for r in rounds]
     return out
