@@ -303,7 +303,7 @@ def summary(rounds: list[dict[str, float]]) -> dict[str, Any]:
     # a figure this server cannot give (turnarounds from the fake server): null, as JSON has no NaN
     out: dict[str, Any] = {k: None if math.isnan(v) else round(v, 3) for k, v in medians.items()}
     out["whole_each"] = [round(r["whole"], 3) for r in rounds]
-    out["phase_cpu_each"] = [round(r["phase_cpu_ms"], 3) for r in rounds]
+    out["phase_cpu_each"] = [None if math.isnan(r["phase_cpu_ms"]) else round(r["phase_cpu_ms"], 3) for r in rounds]
     return out
 
 
