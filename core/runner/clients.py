@@ -29,6 +29,8 @@ in SQLite), no cluster, and a caller that runs this one run and exits (the CLI; 
 threads a fork would copy half-way). A client exits when its socket closes, so a run killed with
 SIGKILL leaves none behind.
 
+Linux only (`fork_is_safe`): on macOS a forked child may crash in a system framework its parent used.
+
 SEMBENCH_CLIENT_PROCESSES=N forces N clients whenever the conditions allow (0: never; tests use it on
 small runs).
 """
@@ -91,10 +93,18 @@ class ClientPlan:
     replica_limit: int
 
 
+def fork_is_safe() -> bool:
+    """Linux only. macOS has fork, but a child that uses a system framework the parent already touched may
+    crash (CPython's multiprocessing stopped forking there for that reason), and a run's parent has: the
+    proxy lookup (urllib's proxy_bypass) asks the system's settings through CoreFoundation."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+
 def client_count(solver: Solver, family: Family, attempts: int, concurrency: int, *, cluster: Any = None) -> int:
     """How many client processes a run forks (0: it makes its requests itself); see the module's text."""
     forced = os.environ.get("SEMBENCH_CLIENT_PROCESSES")
-    if forced == "0" or not hasattr(os, "fork") or cluster is not None or family.requires:
+    if forced == "0" or not fork_is_safe() or cluster is not None or family.requires:
         return 0
     if not is_model_spec(solver.spec):
         return 0  # a local solver's run (core.runner.local), decided without importing the model code

@@ -11,6 +11,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -135,6 +136,11 @@ def test_only_large_uncached_model_runs_without_tools_or_cluster_fork(monkeypatc
     monkeypatch.setattr(clients, "cores", lambda: 1)
     assert clients.client_count(uncached, cascade, 3840, 256) == 0  # nothing to share the work with
     monkeypatch.setattr(clients, "cores", lambda: 2)
+    with monkeypatch.context() as macos:  # fork exists there, but a child may crash in a system framework
+        macos.setattr(sys, "platform", "darwin")
+        assert clients.client_count(uncached, cascade, 3840, 256) == 0
+        macos.setenv("SEMBENCH_CLIENT_PROCESSES", "2")
+        assert clients.client_count(uncached, cascade, 3840, 256) == 0  # nor when forced
 
     class Log:  # a response cache: replies of deterministic requests are stored in the log database
         pass
