@@ -166,6 +166,7 @@ class RunProgress:
     def start(self, stats: Any) -> None:
         if self.cluster is not None and self.db is not None and stats.run_id:
             self.cluster.progress_to(self.db, stats.run_id)
+        clients = stats.client_processes
         if self.tty:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -177,12 +178,10 @@ class RunProgress:
                 console=Console(stderr=True), transient=False,
             )
             self._progress.start()
-            clients = getattr(stats, "client_processes", 0)
             label = f"{self.label} ({clients} client processes)" if clients else self.label
             self._task = self._progress.add_task(label, total=stats.total, completed=stats.done,
                                                  **self._fields(stats))
         else:
-            clients = getattr(stats, "client_processes", 0)
             click.echo(f"{self.label}: {stats.done}/{stats.total} already done"
                        + (f"; requests from {clients} client processes" if clients else ""), err=True)
             self._last_line = time.monotonic()

@@ -100,7 +100,6 @@ def fork_is_safe() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-
 def client_count(solver: Solver, family: Family, attempts: int, concurrency: int, *, cluster: Any = None) -> int:
     """How many client processes a run forks (0: it makes its requests itself); see the module's text."""
     forced = os.environ.get("SEMBENCH_CLIENT_PROCESSES")

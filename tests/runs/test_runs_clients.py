@@ -299,8 +299,6 @@ def test_a_fork_that_fails_leaves_the_run_to_make_its_requests_itself(monkeypatc
 def test_a_local_solvers_run_decides_without_importing_the_model_code() -> None:
     """Every CLI run asks `client_count`; a baseline run's start-up must not pay for the model solver's
     modules to be told "no" (they were imported for that, ~5 ms)."""
-    import sys
-
     code = ("import sys; from core.family import get_family; from core.solvers import make_solver; "
             "from core.runner.clients import client_count; f = get_family('cascade'); "
             "assert client_count(make_solver('baseline', f), f, 10**6, 256) == 0; "
