@@ -7,7 +7,7 @@ baseline, transform, ddmin, trace, folder, compiler, cli, compare); this class o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.families.imports.tools import JAVA, JAVAC
 from core.family import TEMPLATE_CURSOR, Citation, Family, hook, lazy, register
@@ -56,6 +56,15 @@ class ImportsFamily(Family):
     compare_metrics = hook(".compare:compare_metrics")
     import_files = hook(".folder:import_files")
     describe_snapshot = hook(".folder:describe_snapshot")
+
+    def feature_values(self, instance: Instance) -> dict[str, Any]:
+        """The features from meta; the library from the instance's own field when meta does not name it
+        (instance JSONL from elsewhere carries `library` but seldom `meta.library`), so every set has
+        per-library figures."""
+        values = super().feature_values(instance)
+        if values.get("library") in (None, ""):
+            values["library"] = getattr(instance, "library", None) or None
+        return values
 
     def answer_template_for(self, instance: Instance | None) -> str:
         """The format, the cursor after `import ` (inside the fence, on the line to edit)."""

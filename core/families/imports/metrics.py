@@ -5,6 +5,10 @@ Every rate X comes with X_lo / X_hi, a 95% interval: Wilson for proportions of s
 compile rate), a seeded percentile bootstrap over snippets for the micro and macro scores (resampling
 snippets, since FQNs of one snippet are not independent). Verdicts written elsewhere fall back to
 `score` and `correct`.
+
+The scores read the ground truth's wildcards as the packages they import (core/families/imports/verify.py);
+`precision_literal`, `recall_literal`, `f1_literal` (micro) and `exact_match_literal` read them as
+written, and `wildcard_truths` counts the snippets whose truth has a wildcard.
 """
 
 from __future__ import annotations
@@ -40,11 +44,15 @@ def bootstrap(rows: Sequence[Any], stat: Callable[[Sequence[Any]], float], reps:
     return (values[int(0.025 * (reps - 1))], values[int(0.975 * (reps - 1))])
 
 
-def _counts(verdict: Verdict) -> tuple[int, int, int, float, float, float]:
+def _counts(verdict: Verdict, suffix: str = "") -> tuple[int, int, int, float, float, float]:
+    """(tp, fp, fn, precision, recall, f1) of one verdict; suffix "_literal" for the literal reading of
+    wildcards (a verdict without those keys had no wildcard to read otherwise)."""
     d = verdict.details if isinstance(verdict.details, dict) else {}
+    if suffix and f"tp{suffix}" not in d:
+        suffix = ""
     try:
-        tp, fp, fn = int(d["tp"]), int(d["fp"]), int(d["fn"])
-        return tp, fp, fn, float(d["precision"]), float(d["recall"]), float(d["f1"])
+        tp, fp, fn = int(d[f"tp{suffix}"]), int(d[f"fp{suffix}"]), int(d[f"fn{suffix}"])
+        return tp, fp, fn, float(d[f"precision{suffix}"]), float(d[f"recall{suffix}"]), float(d[f"f1{suffix}"])
     except (KeyError, TypeError, ValueError):
         s = float(verdict.score) if isinstance(verdict.score, int | float) else 0.0
         return (1 if verdict.correct else 0), 0, (0 if verdict.correct else 1), s, s, s
@@ -84,5 +92,20 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
     out["fqns_predicted"] = sum(c[0] + c[1] for c in counts)
     out["fqns_correct"] = sum(c[0] for c in counts)
     out["extraction_failures"] = sum(1 for _, v in rows if v.status == "extraction_error")
+    # The ground truth's wildcards read literally (one entry each, matched only by the same wildcard).
+    literal = [_counts(v, "_literal") for _, v in rows]
+    for name, value in zip(("precision", "recall", "f1"), _micro(literal), strict=True):
+        out[f"{name}_literal"] = value
+    out["exact_match_literal"] = sum(1 for _, v in rows if _literal_correct(v)) / n if n else 0.0
+    out["wildcard_truths"] = sum(1 for _, v in rows if _details(v).get("wildcard_matches"))
     return out
+
+
+def _details(verdict: Verdict) -> dict[str, Any]:
+    return verdict.details if isinstance(verdict.details, dict) else {}
+
+
+def _literal_correct(verdict: Verdict) -> bool:
+    value = _details(verdict).get("correct_literal")
+    return bool(verdict.correct) if value is None else bool(value)
 

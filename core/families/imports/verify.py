@@ -2,9 +2,18 @@
 
 Scores per snippet (the paper's definitions, including its 0/0 = 1 convention): precision = correct /
 predicted, recall = correct / expected, F1 their harmonic mean. An answer is `correct` when its set of
-entries equals the ground truth's. Entries are compared as written: a wildcard `java.util.*` does not
-count as `java.util.List` (the paper's prompt forbids wildcards and its scorer does not expand them);
-the diff says when a wildcard would have covered a missing FQN.
+entries equals the ground truth's.
+
+Wildcards in the ground truth (StatType-SO's released import lines hold `javax.persistence.*`,
+`java.util.*`, `static org.junit.Assert.*`): a wildcard truth stands for the types of its package that
+the snippet uses, so every answered entry in that package (`javax.persistence.Entity`; a member type
+`java.util.Map.Entry`; `static org.junit.Assert.assertEquals` for a static one) counts as expected and
+right; a wildcard that no answered entry falls under stays one expected entry, which the answer's own
+`javax.persistence.*` matches. The scores and `correct` are those of this reading; the literal one (a
+wildcard is one entry, matched only by the same wildcard) is kept as `*_literal` in the details. A
+wildcard in the answer is matched as written: `java.util.*` does not count as `java.util.List` (the
+paper's prompt forbids wildcards and its scorer does not expand them); the diff says when it would have
+covered a missing FQN.
 
 The diff has one row per simple name: right, missing, extra, or wrong ("`Logger`: expected
 `java.util.logging.Logger`, got `org.apache.log4j.Logger`"), then a row for the compile check, whose
@@ -40,6 +49,56 @@ def score(expected: Sequence[str], got: Sequence[str]) -> dict[str, Any]:
     f1 = ratio(2 * precision * recall, precision + recall) if precision + recall else 0.0
     return {"tp": tp, "fp": len(pred - exp), "fn": len(exp - pred), "n_expected": len(exp), "n_predicted": len(pred),
             "precision": precision, "recall": recall, "f1": f1}
+
+
+def is_wildcard(entry: str) -> bool:
+    return entry.endswith(".*")
+
+
+def in_wildcard(wildcard: str, entry: str) -> bool:
+    """Does `import wildcard;` bring in what `import entry;` names? `p.*` covers `p.C` and member types
+    `p.C.D` (capitalised names: Java's package names are lower case), `static p.C.*` covers
+    `static p.C.m`; a wildcard covers no other wildcard."""
+    if is_wildcard(entry) or entry.startswith("static ") != wildcard.startswith("static "):
+        return False
+    owner = wildcard.removeprefix("static ")[:-2]
+    name = entry.removeprefix("static ")
+    if not owner or not name.startswith(owner + "."):
+        return False
+    rest = name[len(owner) + 1:].split(".")
+    if wildcard.startswith("static "):
+        return len(rest) == 1 and bool(rest[0])
+    return all(part[:1].isupper() for part in rest)
+
+
+def wildcard_matches(expected: Sequence[str], got: Sequence[str]) -> dict[str, list[str]]:
+    """Each wildcard of the ground truth -> the answered entries it covers (sorted)."""
+    answered = sorted(set(got))
+    return {w: [g for g in answered if in_wildcard(w, g)] for w in dict.fromkeys(expected) if is_wildcard(w)}
+
+
+def expanded_truth(expected: Sequence[str], got: Sequence[str]) -> list[str]:
+    """The ground truth as the answer is scored against it: its concrete entries, the answered entries a
+    wildcard of it covers, and each wildcard that covers none (or that the answer also writes)."""
+    matches = wildcard_matches(expected, got)
+    out = [e for e in dict.fromkeys(expected) if not is_wildcard(e)]
+    answered = set(got)
+    for wildcard, covered in matches.items():
+        if wildcard in answered or not covered:
+            out.append(wildcard)
+        out.extend(covered)
+    return list(dict.fromkeys(out))
+
+
+def score_wildcards(expected: Sequence[str], got: Sequence[str]) -> dict[str, Any]:
+    """`score` against the wildcard-aware truth, with the literal reading as `<key>_literal`."""
+    literal = score(expected, got)
+    out = score(expanded_truth(expected, got), got)
+    out.update({f"{key}_literal": literal[key] for key in LITERAL_KEYS})
+    return out
+
+
+LITERAL_KEYS = ("tp", "fp", "fn", "n_expected", "precision", "recall", "f1")
 
 
 def _key(entry: str) -> str:
@@ -147,22 +206,27 @@ def build_verdict(instance: ImportsInstance, answer: Answer, compiled: Any) -> V
                         note=f"`{_key(e)}`: expected `{e}`, missing") for e in expected]
         rows.append(DiffRow(label="answer", expected=f"{len(expected)} import(s)", got="(none)", ok=False,
                             note=f"no imports could be extracted: {answer.message}"))
-        details = {**score(expected, []), "extraction_error": answer.error}
+        details = {**score_wildcards(expected, []), "correct_literal": False, "extraction_error": answer.error}
         return Verdict(correct=False, score=0.0, status="extraction_error", expected=expected, got=None, diff=rows,
                        details=details, explanation=f"No imports could be extracted ({answer.error}): {answer.message}")
-    s = score(expected, got)
-    rows = diff_rows(expected, got)
+    s = score_wildcards(expected, got)
+    matches = wildcard_matches(expected, got)
+    truth = expanded_truth(expected, got)
+    rows = wildcard_rows(matches) + diff_rows([e for e in truth if e in expected],
+                                              [g for g in got if not _matched_only(g, matches, expected)])
     compile_info = _compile_details(compiled, instance.code, with_imports(instance.code, got))
     rows.append(_compile_row(compile_info))
-    correct = set(expected) == set(got)
-    details: dict[str, Any] = {**s, "compile": compile_info}
+    correct = set(truth) == set(got)
+    details: dict[str, Any] = {**s, "correct_literal": set(expected) == set(got), "compile": compile_info}
     wildcards = [g for g in got if g.endswith(".*")]
     if wildcards:
         details["wildcards"] = wildcards
+    if matches:
+        details["wildcard_matches"] = matches
     wrong = [r.note for r in rows[:-1] if not r.ok]
     compiles = compile_info.get("summary", "compile check not run")
     if correct:
-        status, lead = "correct", f"Correct: all {len(expected)} import(s)."
+        status, lead = "correct", f"Correct: all {len(truth)} import(s)."
     else:
         status = "partial" if s["tp"] else "wrong"
         lead = (f"P={s['precision']:.2f} R={s['recall']:.2f} F1={s['f1']:.2f} "
@@ -170,8 +234,31 @@ def build_verdict(instance: ImportsInstance, answer: Answer, compiled: Any) -> V
         if len(wrong) > 6:
             lead += f"; and {len(wrong) - 6} more"
         lead += "."
+    used = {w: c for w, c in matches.items() if c}
+    if used:
+        lead += (" The ground truth's " + ", ".join(f"`{w}` covers {len(c)}" for w, c in used.items())
+                 + " of the answered imports, counted right (read literally, as one entry each: "
+                 f"P={s['precision_literal']:.2f} R={s['recall_literal']:.2f} F1={s['f1_literal']:.2f}).")
     return Verdict(correct=correct, score=s["f1"], status=status, expected=expected, got=got, diff=rows,
                    details=details, explanation=f"{lead} With these imports the snippet: {compiles}.")
+
+
+def _matched_only(entry: str, matches: dict[str, list[str]], expected: Sequence[str]) -> bool:
+    """An answered entry that counts only through a wildcard of the truth (its row is the wildcard's)."""
+    return entry not in expected and any(entry in covered for covered in matches.values())
+
+
+def wildcard_rows(matches: dict[str, list[str]]) -> list[DiffRow]:
+    """One row per wildcard of the truth that covers answered entries: right, naming them."""
+    rows = []
+    for wildcard, covered in matches.items():
+        if not covered:
+            continue  # the wildcard itself is an expected entry: diff_rows shows it
+        listed = ", ".join(f"`{c}`" for c in covered[:8]) + (f" and {len(covered) - 8} more" if len(covered) > 8 else "")
+        rows.append(DiffRow(label=f"`{wildcard}`", expected=wildcard, got=", ".join(covered), ok=True,
+                            note=f"`{wildcard}` (a wildcard of the ground truth) covers the answer's {listed}: "
+                                 "counted right, one entry each"))
+    return rows
 
 
 def _javac_ok() -> bool:
