@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import click
 
-from core.cli_runs import BUDGET, FORMAT, sampling_options, sampling_params, unsandboxed_option
+from core.cli_runs import BUDGET, FORMAT, SCORING, sampling_options, sampling_params, unsandboxed_option
 from core.errors import UserError
 from core.family import all_families, get_family
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
@@ -376,19 +376,23 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
               help='Answers JSONL: {"id", "response"} per line.')
 @OUT
 @FORMAT
+@SCORING
 @unsandboxed_option
 @CLUSTER
 @WORKERS
 @click.pass_context
 def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str,
-           cluster: str | None, workers: int | None) -> None:
+           scoring: str | None, cluster: str | None, workers: int | None) -> None:
     """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics.
 
     With --cluster ADDRESS (a Dask scheduler) or --workers N (a local cluster of N processes) the
-    checks run on the cluster's workers, which must have the family's tools (docs/cluster.md)."""
+    checks run on the cluster's workers, which must have the family's tools (docs/cluster.md).
+    With --scoring NAME another of the family's scorings judges (cascade: `released`, the released
+    scorer's reading); its checks are in-process and run here."""
     from core.jsonl import load_answers, load_instances, write_jsonl
 
     fam = get_family(family_id)
+    scoring = fam.scoring(scoring)
     instances = {inst.id: inst for inst in load_instances(fam, instances_path)}
     answers = load_answers(answers_path)
     rows = []
@@ -398,7 +402,9 @@ def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_pat
             raise UserError(f"no instance with id '{iid}' in {instances_path}", file=str(answers_path), line=line,
                             field="id")
     pairs = [(instances[iid], response) for _, iid, response in answers]
-    if cluster is not None or workers is not None:
+    if scoring != fam.scorings[0]:
+        checked = fam.check_scored(pairs, scoring)
+    elif cluster is not None or workers is not None:
         from core.cluster.run import verify_on_cluster
 
         checked = verify_on_cluster(fam, pairs, cluster, workers, (ctx.find_root().obj or {}).get("db"))
@@ -416,12 +422,14 @@ def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_pat
             write_jsonl(scrub(verdict_lines, known_secrets()), handle)
     report = fam.metrics(rows)
     report["family"] = fam.id
+    report["scoring"] = scoring
     report["missing"] = len(instances) - len({iid for _, iid, _ in answers})
-    report.update(_samples_summary(fam, instances, [iid for _, iid, _ in answers], [v for _, v in rows]))
+    report.update(_samples_summary(fam, instances, [iid for _, iid, _ in answers], [v for _, v in rows], scoring))
     _print_metrics(report, fmt)
 
 
-def _samples_summary(fam: Any, instances: dict[str, Any], ids: list[str], verdicts: list[Any]) -> dict[str, Any]:
+def _samples_summary(fam: Any, instances: dict[str, Any], ids: list[str], verdicts: list[Any],
+                     scoring: str | None = None) -> dict[str, Any]:
     """With several answers per id (k samples): pass@k for k <= samples and the family's best-of-k
     selection (the paper's rule for cascade: any consistent sample, else the highest score)."""
     from core.report import pass_at_k
@@ -436,7 +444,8 @@ def _samples_summary(fam: Any, instances: dict[str, Any], ids: list[str], verdic
     for k in range(1, samples + 1):
         scores = [pass_at_k(len(vs), sum(v.correct for v in vs), k) for vs in by_id.values() if len(vs) >= k]
         pass_k[str(k)] = {"value": sum(scores) / len(scores), "n": len(scores)}
-    selected = [(instances[iid], vs[fam.select(vs)]) for iid, vs in by_id.items()]
+    scoring = scoring or fam.scorings[0]
+    selected = [(instances[iid], vs[fam.select_scored(vs, scoring)]) for iid, vs in by_id.items()]
     return {"samples": samples, "pass@k": pass_k, "selected": fam.metrics(selected)["overall"]}
 
 
@@ -445,7 +454,8 @@ def _print_metrics(report: dict[str, Any], fmt: str) -> None:
         click.echo(json.dumps(report, indent=2))
         return
     overall = report["overall"]
-    click.echo(f"{report['family']}: {report['n']} verdicts, {report.get('missing', 0)} instances unanswered")
+    click.echo(f"{report['family']}: {report['n']} verdicts, {report.get('missing', 0)} instances unanswered"
+               + (f" (scoring: {report['scoring']})" if report.get("scoring") else ""))
     _print_table([{"metric": k, "value": v} for k, v in overall.items()], ["metric", "value"])
     if "pass@k" in report:
         _print_table([{"k": k, **v} for k, v in report["pass@k"].items()], ["k", "value", "n"],

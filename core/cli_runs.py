@@ -31,6 +31,9 @@ from core.limits import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 FORMAT = click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+SCORING = click.option("--scoring", default=None, metavar="NAME",
+                       help="Score with another of the family's scorings (cascade: `released`, the released "
+                            "scorer exactly); default: the workbench's.")
 
 
 # ---- bounded numbers ---------------------------------------------------------------------------------
@@ -292,11 +295,11 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
 
 # ---- report ----------------------------------------------------------------------------------------------
 def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot: bool, png: Path | None,
-                    feature: str | None) -> None:
+                    feature: str | None, scoring: str | None = None) -> None:
     from core.report import accuracy_series, compare, dumps, load_run_data, report_run
 
     ws = _workspace(ctx)
-    datas = [load_run_data(ws, rid) for rid in dict.fromkeys(run_ids)]
+    datas = [load_run_data(ws, rid, scoring) for rid in dict.fromkeys(run_ids)]
     if feature is not None:
         for data in datas:
             if feature not in data.family.features:
@@ -499,11 +502,15 @@ def register(cli: click.Group) -> None:
     @click.option("--png", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="Save the plot as PNG (needs matplotlib).")
     @click.option("--feature", default=None, help="Plot against this feature instead of the main one.")
+    @SCORING
     @click.pass_context
     def report_cmd(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot: bool, png: Path | None,
-                   feature: str | None) -> None:
-        """Metrics of a run (overall, per feature, pass@k, errors), or several runs side by side."""
-        _report_command(ctx, run_ids, fmt, plot, png, feature)
+                   feature: str | None, scoring: str | None) -> None:
+        """Metrics of a run (overall, per feature, pass@k, errors), or several runs side by side.
+
+        With --scoring NAME the run's replies are scored again with another of the family's scorings
+        (cascade: `released`); the report says which scoring produced it."""
+        _report_command(ctx, run_ids, fmt, plot, png, feature, scoring)
 
     @cli.command("export")
     @click.argument("run_id", metavar="RUN")

@@ -193,6 +193,10 @@ class Family:
     # function name): the workbench's browser shows and searches it as a column. Display only: not a
     # feature, so no metric or plot groups by it.
     label_field: ClassVar[str | None] = None
+    # How answers can be scored, the default first: `verify` and `report` take `--scoring NAME`. A family
+    # whose released scorer reads answers differently from the workbench's verifier names it too and
+    # implements it in `check_scored` (cascade: "released").
+    scorings: ClassVar[tuple[str, ...]] = ("workbench",)
 
     # ---- plumbing -----------------------------------------------------------------------------
     def cast(self, instance: Instance) -> Instance:
@@ -283,6 +287,25 @@ class Family:
         answers = [extract(self, response, instance) for instance, response in items]
         verdicts = self.verify_many([(instance, answer) for (instance, _), answer in zip(items, answers, strict=True)])
         return list(zip(answers, verdicts, strict=True))
+
+    def scoring(self, name: str | None) -> str:
+        """`name` checked against `scorings` (None: the default); bad input is a UserError."""
+        if name is None:
+            return self.scorings[0]
+        if name not in self.scorings:
+            raise UserError(f"family '{self.id}' has no scoring '{name}' (known: {', '.join(self.scorings)})",
+                            field="--scoring")
+        return name
+
+    def check_scored(self, items: Sequence[tuple[Instance, str]], scoring: str) -> list[tuple[Answer, Verdict]]:
+        """`check_many` under one of `scorings` (the default is `check_many` itself)."""
+        if self.scoring(scoring) == self.scorings[0]:
+            return self.check_many(items)
+        raise self._missing(f"the scoring '{scoring}'")
+
+    def select_scored(self, verdicts: list[Verdict], scoring: str) -> int:
+        """`select` under one of `scorings` (a released scorer may pick among samples its own way)."""
+        return self.select(verdicts)
 
     def verify_many(self, items: Sequence[tuple[Instance, Answer]]) -> list[Verdict]:
         return [self.verify(instance, answer) for instance, answer in items]

@@ -38,7 +38,7 @@ from core.store.runs import get_run, now_iso
 from core.verdict import Verdict
 
 # Bump when the report's content changes for the same data, so cached reports are recomputed.
-REPORT_FORMAT = 3
+REPORT_FORMAT = 4
 # "The run's attempts", worded so that SQLite uses the attempts_run_facts index (core.store.migrations).
 RUN_FACTS = "('' || run_id) = ? and run_id is not null"
 
@@ -47,12 +47,17 @@ class RunData:
     """One run joined with its snapshot. Everything is read on demand, once: the aggregates in SQL,
     then only the verdicts and instances a report needs."""
 
-    def __init__(self, ws: Workspace, run: dict[str, Any], family: Family, store: SnapshotStore) -> None:
+    def __init__(self, ws: Workspace, run: dict[str, Any], family: Family, store: SnapshotStore,
+                 scoring: str | None = None) -> None:
         self.ws = ws
         self.run = run
         self.family = family
         self.store = store
         self.run_id: str = run["id"]
+        # Which of the family's scorings judges: the default reads the stored verdicts; another one
+        # (cascade's "released") scores every stored reply again.
+        self.scoring = family.scoring(scoring)
+        self.rescored = self.scoring != family.scorings[0]
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -100,6 +105,8 @@ class RunData:
     @cached_property
     def per_instance(self) -> dict[str, tuple[int, int]]:
         """instance id -> (samples recorded, correct ones), for instances of the snapshot."""
+        if self.rescored:
+            return {iid: (len(by), sum(v.correct for v in by.values())) for iid, by in self.verdicts.items()}
         known = self.instance_ids
         cursor = self.db.execute(
             "select instance_id, count(*), sum(coalesce(correct, 0) != 0) from attempts "
@@ -115,13 +122,14 @@ class RunData:
 
     # -- verdicts ------------------------------------------------------------------------------------
     def _verdicts(self, where: str, args: list[Any]) -> dict[str, dict[int, Verdict]]:
+        reply = "response" if self.rescored else "case when verdict is null or verdict = '' then response end"
         cursor = self.db.execute(
-            "select instance_id, sample, error, verdict, "
-            "case when verdict is null or verdict = '' then response end from attempts "
+            f"select instance_id, sample, error, {'null' if self.rescored else 'verdict'}, {reply} from attempts "
             f"where {RUN_FACTS} and {where}", [self.run_id, *args])
         known = self.instance_ids
         rows = [row for row in cursor if row[0] in known]
-        # Only an attempt without a usable stored verdict needs its instance (to be verified again).
+        # Only an attempt without a usable stored verdict needs its instance (to be verified again); under
+        # another scoring than the default, every answered attempt is.
         out: dict[str, dict[int, Verdict]] = {}
         stale: list[tuple[str, int, str]] = []
         for iid, sample, error, verdict, response in rows:
@@ -132,8 +140,14 @@ class RunData:
                 out.setdefault(iid, {})[sample or 0] = parsed
         if stale:
             instances = self.instances_for(iid for iid, _, _ in stale)
-            for iid, sample, response in stale:
-                out.setdefault(iid, {})[sample] = self.family.check(instances[iid], response)[1]
+            if self.rescored:
+                checked = self.family.check_scored([(instances[iid], response) for iid, _, response in stale],
+                                                   self.scoring)
+                for (iid, sample, _response), (_answer, verdict) in zip(stale, checked, strict=True):
+                    out.setdefault(iid, {})[sample] = verdict
+            else:
+                for iid, sample, response in stale:
+                    out.setdefault(iid, {})[sample] = self.family.check(instances[iid], response)[1]
         return {iid: out[iid] for iid in sorted(out, key=known.__getitem__)}
 
     def default_picks(self) -> dict[str, int]:
@@ -205,6 +219,7 @@ class RunData:
         return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
     def cached(self, kind: str) -> Any:
+        kind = self._kind(kind)
         try:
             row = self.db.execute("select stamp, value from report_cache where run_id = ? and kind = ?",
                                   [self.run_id, kind]).fetchone()
@@ -219,7 +234,12 @@ class RunData:
         for name in ("_instance_cache", "sample0", "verdicts", "attempts"):
             self.__dict__.pop(name, None)
 
+    def _kind(self, kind: str) -> str:
+        """Reports under another scoring than the default are cached apart."""
+        return f"{kind}@{self.scoring}" if self.rescored else kind
+
     def remember(self, kind: str, value: Any) -> None:
+        kind = self._kind(kind)
         try:
             with self.db:
                 self.db.execute("insert or replace into report_cache (run_id, kind, stamp, value, created) "
@@ -254,15 +274,17 @@ def error_verdict(message: str | None) -> Verdict:
     return Verdict(correct=False, score=0.0, status="error", explanation=message or "the solver failed")
 
 
-def load_run_data(ws: Workspace, run_id: str) -> RunData:
-    """A run and its snapshot, ready to report on (nothing heavy is read until a report asks)."""
+def load_run_data(ws: Workspace, run_id: str, scoring: str | None = None) -> RunData:
+    """A run and its snapshot, ready to report on (nothing heavy is read until a report asks), judged
+    by one of the family's scorings (None: the default, the stored verdicts)."""
     run = get_run(ws.log.db.conn, run_id)
     family = get_family(run["family"])
+    scoring = family.scoring(scoring)  # bad input fails before anything is read
     try:
         store = ws.store_for(run["snapshot"])
     except UserError as exc:
         raise UserError(f"run '{run_id}': cannot read snapshot '{run['snapshot']}' ({exc})") from None
-    return RunData(ws, run, family, store)
+    return RunData(ws, run, family, store, scoring)
 
 
 # ---- pass@k -------------------------------------------------------------------------------------
@@ -390,13 +412,13 @@ def selected_rows(data: RunData, only: set[str] | None = None) -> list[MetricRow
     """One verdict per instance, picked by the family's selection rule over its samples. The default
     rule (the first correct sample, else the first with the highest score) is found in SQL, so only
     the chosen verdicts are read; a family with its own rule sees every sample's verdict."""
-    if type(data.family).select is not Family.select:
+    if type(data.family).select is not Family.select or data.rescored:
         rows = []
         for iid, by in data.verdicts.items():
             if only is not None and iid not in only:
                 continue
             verdicts = [by[k] for k in sorted(by)]
-            rows.append((iid, verdicts[data.family.select(verdicts)]))
+            rows.append((iid, verdicts[data.family.select_scored(verdicts, data.scoring)]))
     else:
         chosen = data.default_picks()
         known = data.instance_ids
@@ -418,9 +440,11 @@ def report_run(data: RunData) -> dict[str, Any]:
         return with_cost(cached)
     with collector_paused():
         report: dict[str, Any] = {
-            "run": run_header(data), "counts": counts(data), "errors": error_summary(data),
+            "run": run_header(data), "scoring": data.scoring, "counts": counts(data), "errors": error_summary(data),
             "metrics": metrics_with_errors(data.family, data.rows(0)), "pass_at_k": pass_at_ks(data),
         }
+        if data.rescored:  # the stored `correct` column is the default scoring's
+            report["counts"]["correct"] = sum(c for _n, c in data.per_instance.values())
         if (data.run["samples"] or 1) > 1:
             report["selected"] = data.family.metrics(selected_rows(data))["overall"]
         accuracy_series(data)
@@ -483,7 +507,7 @@ def compare(datas: list[RunData]) -> dict[str, Any]:
     only = common or None
     ids = [d.run["id"] for d in datas]
     out: dict[str, Any] = {
-        "runs": [run_header(d) for d in datas], "common_instances": len(common),
+        "runs": [run_header(d) for d in datas], "scoring": datas[0].scoring, "common_instances": len(common),
         "same_instances": bool(common),
         "metrics": {d.run["id"]: metrics_with_errors(family, d.rows(0, only)) for d in datas},
         "pass_at_k": {d.run["id"]: pass_at_ks(d, only) for d in datas},

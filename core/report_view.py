@@ -79,7 +79,7 @@ def run_report(report: dict[str, Any]) -> RenderableType:
     # Names come from the log (a solver may be `human:NAME` typed by a person): text, never markup.
     head = Text(str(run["id"]), style="bold")
     head.append(f"  {run['family']} · snapshot {run['snapshot']} · solver {run['solver']} · samples "
-                f"{run['samples']} · {run['status']}")
+                f"{run['samples']} · {run['status']}" + (f" · scoring {report['scoring']}" if report.get("scoring") else ""))
     times = ""
     if c.get("mean_human_time_s") is not None:
         times = (f" · a person's time per instance {c['mean_human_time_s']:.1f} s "
@@ -141,7 +141,9 @@ def comparison(report: dict[str, Any]) -> RenderableType:
     ids = [r["id"] for r in report["runs"]]
     scope = (f"{report['common_instances']} shared instances" if report["same_instances"]
              else "different instances (each run on its own)")
-    parts: list[RenderableType] = [Text.from_markup(f"[bold]comparison[/] of {', '.join(ids)} — {scope}")]
+    scoring = f" — scoring {report['scoring']}" if report.get("scoring") else ""
+    parts: list[RenderableType] = [Text.from_markup(f"[bold]comparison[/] of {', '.join(ids)} — {scope}")
+                                   + Text(scoring)]
     overall = {rid: report["metrics"][rid]["overall"] for rid in ids}
     names = metric_names(next(iter(overall.values())))
     delta = len(ids) == 2

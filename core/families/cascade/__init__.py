@@ -33,6 +33,8 @@ class CascadeFamily(Family):
     answer_template = '```python\ns = s.replace("", "")\n```'
     answer_placeholder = ""
     inline_checks = True  # ~60 µs a check: on the loop, not in batches sent to a thread
+    # "released": the released scorer's reading of a reply, exactly (released_scoring.py)
+    scorings = ("workbench", "released")
 
     presets = hook(".presets:PRESETS")
     generate_one = hook(".generator:generate_one")
@@ -57,3 +59,17 @@ class CascadeFamily(Family):
         from core.families.cascade.check import check
 
         return [check(self.cast(instance), response) for instance, response in items]
+
+    def check_scored(self, items, scoring):  # type: ignore[no-untyped-def]
+        if self.scoring(scoring) != "released":
+            return self.check_many(items)
+        from core.families.cascade import released_scoring
+
+        return [released_scoring.check(self.cast(instance), response) for instance, response in items]
+
+    def select_scored(self, verdicts, scoring):  # type: ignore[no-untyped-def]
+        if scoring != "released":
+            return self.select(verdicts)
+        from core.families.cascade.released_scoring import select
+
+        return select(verdicts)
