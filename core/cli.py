@@ -209,7 +209,8 @@ def families(fmt: str) -> None:
     for fam, summary in zip(families, summaries(families), strict=True):
         rows.append({
             "family": fam.id, "title": fam.title, "citation": fam.citation.model_dump(),
-            "features": list(fam.features), "styles": list(fam.prompt_styles), "solvers": summary["solvers"],
+            "features": list(fam.features), "hint_features": list(fam.hint_features),
+            "spoiler_features": list(fam.spoiler_features), "styles": list(fam.prompt_styles), "solvers": summary["solvers"],
             "requires": [{"tool": t.executable, "package": t.package, "installed": t.available()} for t in fam.requires],
             "presets": summary["presets"],
         })
@@ -221,6 +222,8 @@ def families(fmt: str) -> None:
         click.echo(f"{row['family']}: {row['title']}")
         click.echo(f"  paper: {cite['title']} — {cite['authors']}, {cite['venue']}, {cite['url']}")
         click.echo(f"  features: {', '.join(row['features'])}; solvers: {', '.join(row['solvers'])}")
+        if row["hint_features"]:
+            click.echo(f"  hidden from a person answering: {', '.join(row['hint_features'])}")
         if row["requires"]:
             tools = ", ".join(f"{t['tool']} ({'installed' if t['installed'] else 'missing: apt install ' + t['package']})"
                               for t in row["requires"])

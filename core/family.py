@@ -170,6 +170,11 @@ class Family:
     # features that give the answer away (e.g. a probe's label): kept for metrics, hidden from people
     # who are about to answer (the TUI's table and instance header) and never put in a prompt
     spoiler_features: ClassVar[tuple[str, ...]] = ()
+    # features that reveal the answer's shape (how many rules a cascade has, whether a type is
+    # polymorphic, how many imports are needed): a model's prompt never holds them, so a person answering
+    # in human mode does not see them either until they reveal them (recorded on the attempt); they are
+    # kept for metrics and shown to a researcher who is not answering
+    hint_features: ClassVar[tuple[str, ...]] = ()
     prompt_styles: ClassVar[tuple[str, ...]] = ("chat",)
     # External tools (core.tools.Tool) the verifier needs; `sembench families` says if they are there.
     requires: ClassVar[tuple[Tool, ...]] = ()
@@ -347,6 +352,10 @@ class Family:
 
     def visible_features(self) -> tuple[str, ...]:
         return tuple(f for f in self.features if f not in self.spoiler_features)
+
+    def answering_features(self) -> tuple[str, ...]:
+        """The features a person who is answering may see: neither spoilers nor hints."""
+        return tuple(f for f in self.visible_features() if f not in self.hint_features)
 
     def feature_values(self, instance: Instance) -> dict[str, Any]:
         """Difficulty features of one instance (from meta), for table columns and breakdowns."""

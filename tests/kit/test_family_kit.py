@@ -143,18 +143,20 @@ def test_traces_have_steps_and_an_answer_trace_has_a_reference(family_id: str) -
 def test_feature_values_are_the_declared_features(family_id: str) -> None:
     fam = family(family_id)
     assert set(fam.spoiler_features) <= set(fam.features)
+    assert set(fam.hint_features) <= set(fam.features) and not set(fam.hint_features) & set(fam.spoiler_features)
     for inst in items(family_id):
         assert list(fam.feature_values(inst)) == list(fam.features)
 
 
 @pytest.mark.parametrize("family_id", FAMILIES)
 def test_spoiler_features_never_reach_the_prompt(family_id: str) -> None:
+    """Neither the spoilers nor the hints (a person answering does not see them: a model must not either)."""
     fam = family(family_id)
     for inst in items(family_id):
         for style in fam.prompt_styles:
             plain = fam.prompt(inst, style)
             scrambled = inst.model_copy(deep=True)
-            for key in fam.spoiler_features:
+            for key in (*fam.spoiler_features, *fam.hint_features):
                 scrambled.meta[key] = "SPOILER-SCRAMBLED"
             assert fam.prompt(scrambled, style) == plain, f"the {style} prompt depends on a spoiler feature"
             text = json.dumps(plain.model_dump())

@@ -28,6 +28,9 @@ class CascadeFamily(Family):
     # count-based classifier's; the four relation flags are the released detector's
     features = ("cascade_length", "category", "category_exact", "feeding", "bleeding", "counter_feeding",
                 "counter_bleeding")
+    # the length is the number of rules in the answer; the category and the four flags say how they interact
+    hint_features = ("cascade_length", "category", "category_exact", "feeding", "bleeding", "counter_feeding",
+                     "counter_bleeding")
     prompt_styles = ("chat", "released")
     answer_language = "python"
     answer_template = '```python\ns = s.replace("", "")\n```'

@@ -31,6 +31,8 @@ class ImportsFamily(Family):
     answer_model = lazy(".model:ImportsAnswer")
     step_model = lazy(".model:ImportsStep")
     features = ("library", "n_types", "n_ambiguous", "statements", "chain_depth", "transform")
+    # which library, how many types to import and how many of them are ambiguous: the answer's shape
+    hint_features = ("library", "n_types", "n_ambiguous")
     prompt_styles = ("chat",)
     requires = (JAVAC, JAVA)
     answer_language = "java"

@@ -26,6 +26,8 @@ class MembershipFamily(Family):
     step_model = lazy(".answer:MembershipStep")
     features = ("depth", "I", "N_max", "b", "N_T", "label")
     spoiler_features = ("label",)  # the label is the answer
+    # depth, I, N_max, b and N_T are read off the code and the probe a model is shown: no hint
+    hint_features = ()
     prompt_styles = ("chat", "completion")
     answer_placeholder = "True or False"
 

@@ -33,6 +33,9 @@ class SpecsFamily(Family):
     answer_model = lazy(".model:SpecsAnswer")
     step_model = lazy(".model:GoalStep")
     features = ("control_flow", "loops", "transformation")
+    # the control flow and the loops are read off the program a model is shown, and the transformation
+    # says how the program was rewritten, not what its contract is: no hint
+    hint_features = ()
     prompt_styles = ("zero-shot", "few-shot", "chain-of-thought", "least-to-most", "paper")
     label_field = "function"  # the id is a hash: the browser shows this
     requires = REQUIRED

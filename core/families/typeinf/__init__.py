@@ -31,6 +31,8 @@ class TypeinfFamily(Family):
     answer_model = lazy(".model:SignatureAnswer")
     step_model = lazy(".model:DerivationStep")
     features = ("poly_type", "variant", "source", "equations", "n_deps")
+    # whether the type is polymorphic (and how) is half of the answer
+    hint_features = ("poly_type",)
     prompt_styles = ("chat", "completion")
     label_field = "name"  # the id is a hash: the browser shows this
     requires = (GHC,)
