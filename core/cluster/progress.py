@@ -1,7 +1,8 @@
 """A cluster run's progress where another process can read it: one small row per run in the log database
 (table `run_progress`), written by the run's process at most once a second (core.cluster.session), read by
-the TUI's Runs screen with one indexed query. The table is made on first write (a database no cluster run
-ever used has none, and readers treat that as no progress), so it needs no schema version of its own.
+the TUI's Runs screen with one indexed query. The table is made by the log database's migrations
+(core.store.migrations, version 7) like every other table; the run's process opened the database through
+them before it writes here.
 
 No Dask here: the TUI imports this module."""
 
@@ -14,9 +15,6 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-
-CREATE = ("create table if not exists run_progress (run_id text primary key, progress text not null, "
-          "updated real not null)")
 
 
 class ProgressWriter:
@@ -35,7 +33,6 @@ class ProgressWriter:
                 if self._conn is None:
                     self._conn = sqlite3.connect(self.db, timeout=1, check_same_thread=False)
                     self._conn.execute("pragma busy_timeout=1000")
-                    self._conn.execute(CREATE)
                 with self._conn:
                     self._conn.execute("insert or replace into run_progress (run_id, progress, updated) values (?, ?, ?)",
                                        [self.run_id, text, time.time()])
@@ -58,7 +55,7 @@ def read_progress(conn: Any, run_ids: list[str]) -> dict[str, dict[str, Any]]:
     try:
         rows = conn.execute(f"select run_id, progress, updated from run_progress where run_id in ({marks})",
                             list(run_ids)).fetchall()
-    except sqlite3.OperationalError:  # no cluster run ever wrote to this database
+    except sqlite3.OperationalError:  # a database opened read-only before migration 7 reached it
         return {}
     now = time.time()
     out: dict[str, dict[str, Any]] = {}

@@ -103,7 +103,15 @@ def _v6(conn: sqlite3.Connection) -> None:
                  "primary key (run_id, instance_id, sample))")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
+def _v7(conn: sqlite3.Connection) -> None:
+    """A cluster run's progress, one row per run (core.cluster.progress): written by the run's process at
+    most once a second, read by the workbench's Runs screen. Databases an earlier release gave a cluster
+    run already have it (that release made it on first write), hence "if not exists"."""
+    conn.execute("create table if not exists run_progress (run_id text primary key, progress text not null, "
+                 "updated real not null)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6, _v7)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -42,3 +42,23 @@ def test_a_database_newer_than_this_program_is_refused(tmp_path) -> None:
     conn.close()
     with pytest.raises(UserError, match="newer than this sembench"):
         LogStore(path)
+
+
+def test_every_database_has_the_run_progress_table_through_the_migrations(tmp_path) -> None:
+    """A cluster run's progress table is a versioned one: a new database has it, and a database of the
+    version before it gains it when opened (no run on a cluster needed)."""
+    new = LogStore(tmp_path / "new.db")
+    assert "run_progress" in new.db.table_names()
+    new.close()
+    path = tmp_path / "v6.db"
+    LogStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("drop table run_progress")
+    conn.execute("pragma user_version = 6")
+    conn.commit()
+    conn.close()
+    store = LogStore(path)
+    assert "run_progress" in store.db.table_names()
+    assert store.db.execute("pragma user_version").fetchone()[0] == SCHEMA_VERSION >= 7
+    columns = [row[1] for row in store.db.execute("pragma table_info(run_progress)")]
+    assert columns == ["run_id", "progress", "updated"]
