@@ -20,6 +20,7 @@ from core.errors import UserError
 from core.paths import asset
 from core.store import Workspace
 from tui.commands import SembenchCommands
+from tui.listing import InstanceList
 
 # The styles live with the project's other assets; found from this file, so any working directory works.
 THEME = asset("themes", "sembench.tcss")
@@ -65,6 +66,8 @@ class SembenchApp(App[None]):
         self.drafts: dict[str, Any] = {}
         # Instances (InstanceScreen.draft_key) whose answer a person revealed in human mode (gave up).
         self.revealed: set[str] = set()
+        # The browser's current list, which the instance view's `]`/`[` walk (tui.listing).
+        self.listing = InstanceList()
 
     @property
     def log_path(self) -> Path:

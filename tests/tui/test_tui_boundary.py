@@ -56,3 +56,35 @@ def test_no_scattered_registries_are_left() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in ROOT.rglob("*.py"))
     for name in ("HUMAN_HINTS", "ANSWER_VIEWS", "VIEWS:", "stepper_class", "typeinf"):
         assert name not in text, name
+
+
+def screen_imports(path: Path) -> set[str]:
+    """The `tui.screens.*` modules a file imports anywhere in it (inside functions too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "tui.screens":
+                found |= {f"tui.screens.{alias.name}" for alias in node.names}
+            elif node.module.startswith("tui.screens."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("tui.screens.")}
+    return found
+
+
+def test_the_screens_import_each_other_in_no_circle() -> None:
+    """Each screen knows what it shows: what two screens share (the list `]`/`[` walk, the note editor)
+    lives in a module of its own, so no chain of imports, at the top or inside a function, comes back."""
+    graph = {f"tui.screens.{path.stem}": screen_imports(path) for path in sorted((ROOT / "screens").glob("*.py"))}
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(module, ())):
+            if nxt in path:
+                cycles.append([*path[path.index(nxt):], nxt])
+            elif len(path) < len(graph):
+                visit(nxt, [*path, nxt])
+
+    for start in graph:
+        visit(start, [start])
+    assert cycles == []

@@ -45,6 +45,7 @@ from tui.data import (
 from tui.heap import settle
 from tui.messages import SummaryReady
 from tui.screens.base import SembenchScreen
+from tui.screens.notes import edit_note
 from tui.widgets.footer import Footer
 from tui.widgets.table import RowTable, VirtualTable
 
@@ -162,9 +163,18 @@ class BrowserScreen(SembenchScreen):
         if self.table is not None:  # a bookmark or a note may have been written on the instance view
             self.reload_notes()
             self.apply(keep_cursor=True)
+            self._cursor_to_walked()
         # At start, and back from an instance (or runs): solved/attempted marks may have changed; a worker
         # looks, after the screen is painted (start-up never waits on the log database).
         self.call_after_refresh(self.refresh_summary)
+
+    def _cursor_to_walked(self) -> None:
+        """Back from the instance view: the cursor on the instance last opened there (`]`/`[` walk on)."""
+        listing = self.app.listing
+        walked, listing.current = listing.current, None
+        at = listing.index(self.table.snapshot, walked) if walked is not None and self.table is not None else None
+        if at is not None:
+            self.query_one("#instances", VirtualTable).cursor_row = at
 
     def on_resize(self, event: events.Resize) -> None:
         if self._set_narrow(event.size.width < NARROW) and self.snapshots:
@@ -349,6 +359,7 @@ class BrowserScreen(SembenchScreen):
         rows = filter_rows(self.table.rows, query, self.status_filter, self.notes)
         rows = sort_rows(rows, self.sort_column, self.sort_reverse)
         self.view = rows
+        self.app.listing.show(self.table.snapshot, [row.id for row in rows])  # what `]`/`[` walk
         self.app.saved = self.app.saved.model_copy(update=self.state_fields())  # reopened here next time
         cells = Cells(self.table, rows)
         widget.sorted_column = self.table.columns.index(self.sort_column) if self.sort_column else None
@@ -587,25 +598,3 @@ def middle_cut(text: str, width: int) -> str:
     tail = width // 2
     return f"{text[:width - 1 - tail]}…{text[len(text) - tail:]}"
 
-
-def edit_note(screen: SembenchScreen, snapshot: str, instance_id: str, then) -> None:
-    """Open the note editor (`N`) on one instance; saved to the log database, then `then()`."""
-    from core.errors import UserError
-    from tui.screens.notes import NoteEditor
-
-    conn = screen.app.workspace.log.db.conn
-    note = note_store.get(conn, snapshot, instance_id)
-
-    def saved(result: tuple[str, list[str]] | None) -> None:
-        if result is None:
-            return
-        text, tags = result
-        try:
-            note_store.put(conn, note.model_copy(update={"note": text, "tags": tags}))
-        except UserError as exc:
-            screen.notify(str(exc), severity="error", markup=False)
-            return
-        screen.notify(f"note on {instance_id} saved", markup=False)
-        then()
-
-    screen.app.push_screen(NoteEditor(note), saved)

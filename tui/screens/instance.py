@@ -161,7 +161,7 @@ class InstanceScreen(SembenchScreen):
         title = Text.assemble((f"{self.family.id} ", "bold magenta"), (f"{self.instance.id}  ", "bold"))
         place = self.position()
         if place is not None:
-            title.append(f"{place[0] + 1} of {len(place[1])}  ", style="bold cyan")
+            title.append(f"{place[0] + 1} of {place[1]}  ", style="bold cyan")
         title.append_text(meta_line(self.instance, self.family.visible_features(), values))
         yield Static(title, id="instance-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
@@ -373,42 +373,29 @@ class InstanceScreen(SembenchScreen):
         self.leave(self.app.pop_screen)
 
     # -- moving and marking ----------------------------------------------------------------------
-    def position(self) -> tuple[int, list[str]] | None:
-        """(index of this instance, the ids) in the browser's current (filtered, sorted) list, or None
+    def position(self) -> tuple[int, int] | None:
+        """(index of this instance, how many) in the browser's current (filtered, sorted) list, or None
         when it is not there (another snapshot, filtered out, opened from elsewhere)."""
-        from tui.screens.browser import BrowserScreen
-
-        browser = next((s for s in self.app.screen_stack if isinstance(s, BrowserScreen)), None)
-        if browser is None or browser.table is None or browser.table.snapshot != self.snapshot:
-            return None
-        ids = [row.id for row in browser.view]
-        try:
-            return ids.index(self.instance.id), ids
-        except ValueError:
-            return None
+        listing = self.app.listing
+        at = listing.index(self.snapshot, self.instance.id)
+        return None if at is None else (at, len(listing))
 
     def action_move(self, step: int) -> None:
         """Open the next (previous) instance of the browser's list on the same tab, through the same leave
         path as going back (a running request asks first; a human draft is kept)."""
-        from tui.screens.browser import BrowserScreen
-
-        place = self.position()
-        if place is None:
+        if self.position() is None:
             self.notify("This instance is not in the browser's current list.", severity="warning")
             return
-        at, ids = place
-        target = at + step
-        if not 0 <= target < len(ids):
+        target = self.app.listing.neighbour(self.snapshot, self.instance.id, step)
+        if target is None:
             self.notify("The last instance of the list." if step > 0 else "The first instance of the list.")
             return
         tab, snapshot, app = self.active_tab, self.snapshot or "", self.app
 
         def go() -> None:
+            app.listing.current = target  # back in the browser: on that row
             app.pop_screen()
-            browser = app.screen
-            if isinstance(browser, BrowserScreen):
-                browser.query_one("#instances").cursor_row = target  # back in the browser: on that row
-            app.open_instance(snapshot, ids[target], tab=tab)
+            app.open_instance(snapshot, target, tab=tab)
 
         self.leave(go)
 
@@ -447,7 +434,7 @@ class InstanceScreen(SembenchScreen):
         if self.snapshot is None:
             self.notify("Notes are kept per snapshot: this instance was opened from a file.", severity="warning")
             return
-        from tui.screens.browser import edit_note
+        from tui.screens.notes import edit_note
 
         edit_note(self, self.snapshot, self.instance.id, self._refresh_note)
 

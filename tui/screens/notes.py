@@ -1,16 +1,21 @@
-"""Small modals for the researcher's own data: the note-and-tags editor (`N`), a one-line prompt (a tag,
-an export path, a model), and the menu of actions on the browser's marked rows."""
+"""Small modals for the researcher's own data: the note-and-tags editor (`N`, opened by `edit_note` from the
+browser and the instance view alike), a one-line prompt (a tag, an export path, a model), and the menu of
+actions on the browser's marked rows."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from core.errors import UserError
+from core.store import notes
 from core.store.notes import Note
 
 MODAL_CSS = """
@@ -108,3 +113,23 @@ class MarkedMenu(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def edit_note(screen: Screen, snapshot: str, instance_id: str, then: Callable[[], object]) -> None:
+    """Open the note editor (`N`) on one instance; saved to the log database, then `then()`."""
+    conn = screen.app.workspace.log.db.conn
+    note = notes.get(conn, snapshot, instance_id)
+
+    def saved(result: tuple[str, list[str]] | None) -> None:
+        if result is None:
+            return
+        text, tags = result
+        try:
+            notes.put(conn, note.model_copy(update={"note": text, "tags": tags}))
+        except UserError as exc:
+            screen.notify(str(exc), severity="error", markup=False)
+            return
+        screen.notify(f"note on {instance_id} saved", markup=False)
+        then()
+
+    screen.app.push_screen(NoteEditor(note), saved)
