@@ -1,11 +1,16 @@
-"""The SnR-style baseline on real Stack Overflow snippets (StatType-SO, from iJTyper's ground truth; see
-tests/families/imports/fixtures/so/README.md): micro precision, recall and F1 per library and over all,
-plus the compile rate of the ground truth and of the baseline's answers (javac, when installed). Prints
-one JSON object; docs/imports-so.md quotes it.
+"""The SnR-style baseline on real Stack Overflow snippets: micro precision, recall and F1 per library and
+over all, plus the compile rate of the baseline's answers (javac, when installed). Prints one JSON
+object; docs/imports-so.md quotes it.
 
-    .venv/bin/python tests/bench/bench_imports_so.py [--part dev|heldout|both] [--misses]
+    .venv/bin/python tests/bench/bench_imports_so.py [--set released|fqn] [--part dev|heldout|both|all]
+                                                    [--misses] [--no-compile]
 
-`--misses` lists, per snippet, the expected imports the baseline missed and the extra ones it gave.
+`--set released` (the default): StatType-SO as released, the snippets with their own import lines
+(tests/families/imports/fixtures/stattype-so/, 113 worked on + 53 held out); its wildcards are read as
+the packages they import, and the literal reading is printed beside (`*_literal`). `--set fqn`: the 84
+snippets converted from iJTyper's fully qualified files (fixtures/so/stattype*/). `--part all` scores
+both parts as one set. `--misses` lists, per snippet, the expected imports the baseline missed and the
+extra ones it gave (do not use it on the held-out part while the baseline changes).
 """
 
 from __future__ import annotations
@@ -18,27 +23,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from core.families.imports.extract import answer_imports  # noqa: E402
-from core.families.imports.verify import score  # noqa: E402
+from core.families.imports.verify import score_wildcards  # noqa: E402
 from core.family import get_family  # noqa: E402
 
-SO = Path(__file__).resolve().parents[1] / "families" / "imports" / "fixtures" / "so"
-PARTS = {"dev": SO / "stattype", "heldout": SO / "stattype-heldout"}
+FIXTURES = Path(__file__).resolve().parents[1] / "families" / "imports" / "fixtures"
+SETS = {
+    "released": {"dev": [FIXTURES / "stattype-so" / "dev"], "heldout": [FIXTURES / "stattype-so" / "heldout"]},
+    "fqn": {"dev": [FIXTURES / "so" / "stattype"], "heldout": [FIXTURES / "so" / "stattype-heldout"]},
+}
 
 
 def micro(rows: list[dict]) -> dict:
-    tp = sum(r["tp"] for r in rows)
-    fp = sum(r["fp"] for r in rows)
-    fn = sum(r["fn"] for r in rows)
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 1.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"snippets": len(rows), "fqns": tp + fn, "precision": round(p, 4), "recall": round(r, 4),
-            "f1": round(f, 4)}
+    out: dict = {"snippets": len(rows)}
+    for suffix in ("", "_literal"):
+        tp = sum(r[f"tp{suffix}"] for r in rows)
+        fp = sum(r[f"fp{suffix}"] for r in rows)
+        fn = sum(r[f"fn{suffix}"] for r in rows)
+        p = tp / (tp + fp) if tp + fp else 1.0
+        r = tp / (tp + fn) if tp + fn else 1.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        out.update({f"fqns{suffix}": tp + fn, f"right{suffix}": tp, f"extra{suffix}": fp, f"missing{suffix}": fn,
+                    f"precision{suffix}": round(p, 4), f"recall{suffix}": round(r, 4), f"f1{suffix}": round(f, 4)})
+    return out
 
 
-def evaluate(folder: Path, misses: bool = False, compile_check: bool = True) -> dict:
+def evaluate(folders: list[Path], misses: bool = False, compile_check: bool = True) -> dict:
     family = get_family("imports")
-    instances = family.import_files(folder) or []
+    instances = [inst for folder in folders for inst in family.import_files(folder) or []]
     pairs = [(i, family.baseline_response(i, 10)) for i in instances]
     by_lib: dict[str, list[dict]] = {}
     out: dict = {}
@@ -46,7 +57,7 @@ def evaluate(folder: Path, misses: bool = False, compile_check: bool = True) -> 
     for inst, reply in pairs:
         got = family.extract(reply)
         predicted = answer_imports(got) or []
-        s = score(inst.expected(), predicted)
+        s = score_wildcards(inst.expected(), predicted)
         by_lib.setdefault(inst.library, []).append(s)
         if misses and (s["fn"] or s["fp"]):
             missed[inst.id] = {"missing": sorted(set(inst.expected()) - set(predicted)),
@@ -65,12 +76,15 @@ def evaluate(folder: Path, misses: bool = False, compile_check: bool = True) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("dev", "heldout", "both"), default="dev")
+    parser.add_argument("--set", dest="which", choices=tuple(SETS), default="released")
+    parser.add_argument("--part", choices=("dev", "heldout", "both", "all"), default="dev")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--no-compile", action="store_true")
     args = parser.parse_args()
-    parts = ("dev", "heldout") if args.part == "both" else (args.part,)
-    report = {part: evaluate(PARTS[part], args.misses, not args.no_compile) for part in parts}
+    folders = SETS[args.which]
+    parts = {"dev": ["dev"], "heldout": ["heldout"], "both": ["dev", "heldout"], "all": ["all"]}[args.part]
+    folders = {**folders, "all": folders["dev"] + folders["heldout"]}
+    report = {part: evaluate(folders[part], args.misses, not args.no_compile) for part in parts}
     print(json.dumps(report, indent=2))
 
 

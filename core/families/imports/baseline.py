@@ -9,7 +9,8 @@
    - `T.m(..)` / `T.F`: T has a static method / field of that name (and arity);
    - `v.m(..)`, `v.f`, chains `v.m().n()`: the receiver's type (a declared variable's type, a `var`'s
      initialiser, a previous call's return type) has the method (arity, argument types) or field;
-   - `T v = e`: the type of `e` (a constructor, a method's return type, a field's type) is assignable to T;
+   - `T v = e`, and `v = e` to a declared `T v`: the type of `e` (a constructor, a method's return type,
+     a field's type) is assignable to T;
    - `@A(k = v, k2 = {w})`: A is an annotation type with elements `k`, `k2` whose types accept the values
      (a lone value is the element `value`), so `@ManyToOne(cascade = CascadeType.ALL)` picks JPA's
      `CascadeType`, and `@Entity` cannot be `org.w3c.dom.Entity`;
@@ -19,7 +20,9 @@
    the other names satisfies it (generalised arc consistency), repeated until nothing changes.
 3. Each name left with candidates gets one: the instance's library first (its packages, and the `javax.`
    APIs shipped in its own jars: JPA for Hibernate), then a package another resolved name uses, then
-   the JDK, then alphabetical order (SnR breaks ties by order too).
+   the JDK; between `java.` types, the one more of the knowledge base's signatures name (`java.util.Date`,
+   named by 152, over `java.sql.Date`, by 26: the JDK's own use of a type as a measure of how common it
+   is); then alphabetical order (SnR breaks ties by order too).
 Comments, identifiers' spelling and statement structure do not matter, so the paper's transformations
 leave its answer unchanged (checked by the tests). The work is bounded by the snippet's size.
 """
@@ -542,6 +545,18 @@ class Solver:
 
                 self._add("generic", f"`{short}`: a generic type of {n_args or 'some'} type parameter(s)",
                           node.children[0], check_generic)
+            elif t == "assignment_expression" and self._plain_assignment(node):
+                left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+
+                def check_assign_to(dom, left=left, value=value):
+                    target = self.type_of(left, dom)
+                    got = self.type_of(value, dom)
+                    if target is None or got is None:
+                        return True
+                    return any(self.accepts(t2, got) for t2 in target)
+
+                self._add("assign", f"`{short}`: the value's type is assignable to `{self.s.text(left)}`'s type",
+                          node, check_assign_to)
             elif t in ("local_variable_declaration", "field_declaration"):
                 type_node = node.child_by_field_name("type")
                 if type_node is None or self.s.text(type_node) == "var":
@@ -560,6 +575,12 @@ class Solver:
 
                     self._add("assign", f"`{short}`: the value's type is assignable to "
                                         f"`{self.s.text(type_node)}`", child, check_assign)
+
+    def _plain_assignment(self, node: ts.Node) -> bool:
+        """`v = e` to a declared variable (not `+=`, not `a[i] = e` or `o.f = e`)."""
+        left, operator = node.child_by_field_name("left"), node.child_by_field_name("operator")
+        return (left is not None and left.type == "identifier" and operator is not None
+                and self.s.text(operator) == "=" and node.child_by_field_name("right") is not None)
 
     def _annotation_fits(self, fqn: str, elements: list[tuple[str, list[ts.Node]]],
                          dom: dict[str, frozenset[str]]) -> bool:
@@ -629,7 +650,8 @@ class Solver:
 
     def choose(self, domains: dict[str, frozenset[str]], library: str | None) -> dict[str, str]:
         """One candidate per name: the instance's library first, then a package another resolved name
-        uses, then top-level types, then the JDK, then alphabetical order."""
+        uses, then top-level types, then the JDK, then (between `java.` types) the one the knowledge
+        base's signatures name more often, then alphabetical order."""
         chosen: dict[str, str] = {}
         packages: set[str] = set()
         for name, d in sorted(domains.items()):
@@ -640,11 +662,12 @@ class Solver:
             if name in chosen or not d:
                 continue
 
-            def rank(fqn: str) -> tuple[int, int, int, int, str]:
+            def rank(fqn: str) -> tuple[int, int, int, int, int, str]:
                 info = self.kb.get(fqn)
                 nested = 1 if info is not None and info.outer is not None else 0
+                jdk = fqn.startswith("java.")
                 return (self._library_rank(fqn, library), 0 if fqn.rsplit(".", 1)[0] in packages else 1, nested,
-                        0 if fqn.startswith("java.") else 1, fqn)
+                        0 if jdk else 1, -self.kb.mentions.get(fqn, 0) if jdk else 0, fqn)
 
             chosen[name] = min(d, key=rank)
             packages.add(chosen[name].rsplit(".", 1)[0])

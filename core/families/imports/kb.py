@@ -122,6 +122,24 @@ class KnowledgeBase:
         self._fields: dict[str, list[Field]] = {}
         self._supers: dict[str, tuple[str, ...]] = {}
 
+    @functools.cached_property
+    def mentions(self) -> dict[str, int]:
+        """How many signatures of other public types (parameter, return and field types, arrays as their
+        element type) name each type: how much of the platform uses it (`java.util.Date` 152,
+        `java.sql.Date` 26). Computed once, in a fraction of a second."""
+        counts: dict[str, int] = {}
+        for fqn, info in self.types.items():
+            if not info.public:
+                continue
+            named = [p for m in (*info.methods, *info.ctors) for p in m.params]
+            named += [m.ret for m in info.methods]
+            named += [f.type for f in info.fields]
+            for name in named:
+                name = name.rstrip("[]")
+                if name != fqn:
+                    counts[name] = counts.get(name, 0) + 1
+        return counts
+
     def __contains__(self, fqn: str) -> bool:
         return fqn in self.types
 

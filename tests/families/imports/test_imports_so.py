@@ -15,7 +15,7 @@ import pytest
 
 from core.families.imports.baseline import solve
 from core.families.imports.extract import answer_imports
-from core.families.imports.verify import score
+from core.families.imports.verify import score, score_wildcards
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -51,12 +51,16 @@ def test_the_real_snippet_set_is_what_the_readme_says(family) -> None:
 
 
 def test_micro_f1_on_real_snippets_of_the_four_libraries(scored) -> None:
-    """The regression guard at the figures reached: overall P 0.9867 R 0.9933 F1 0.9900 (297 right, 4
-    extra, 2 missing), Hibernate F1 0.9674, the other three 1.0. Before: F1 0.9004, Hibernate 0.684 (recall
-    0.571), XStream 0.947."""
+    """The regression guard at the figures reached: overall P 0.9801 R 0.9866 F1 0.9833 (295 right, 6
+    extra, 4 missing), Hibernate F1 0.9674, Joda-Time 0.9692, the other two 1.0. Before the annotations:
+    F1 0.9004, Hibernate 0.684 (recall 0.571), XStream 0.947. Joda-Time was 1.0 until the baseline took
+    `java.util.Date` over `java.sql.Date` where nothing decides: iJTyper's fully qualified files, this
+    set's source, name `java.sql.Date` in JodaTime21 and JodaTime22, StatType-SO's own import lines
+    `java.util.Date` (and JodaTime21's original code, `dt = formatter.parse(..)`, compiles only with it;
+    the released set with its import lines is test_baseline_on_the_released_import_lines)."""
     p, r, f = _micro([row for rows in scored.values() for row in rows])
-    assert f >= 0.99 - 1e-9 and r >= 0.9933, (p, r, f)
-    floors = {"hibernate": 0.9673, "jdk": 1.0, "jodatime": 1.0, "xstream": 1.0}  # Hibernate: 0.96739
+    assert f >= 0.9833 - 1e-4 and r >= 0.9866 - 1e-4, (p, r, f)
+    floors = {"hibernate": 0.9673, "jdk": 1.0, "jodatime": 0.9692, "xstream": 1.0}  # Hibernate: 0.96739
     for lib in LIBRARIES:
         lp, lr, lf = _micro(scored[lib])
         assert lf >= floors[lib] - 1e-9, (lib, lp, lr, lf)
@@ -100,3 +104,63 @@ def test_the_baseline_stays_deterministic_on_real_snippets(family) -> None:
     instances = family.import_files(DEV)[:20]
     first = [family.baseline_response(i, 10) for i in instances]
     assert first == [family.baseline_response(i, 10) for i in instances]
+
+
+# ---- StatType-SO as released, with its own import lines (fixtures/stattype-so; README there) ----------
+RELEASED = FIXTURES / "stattype-so"
+
+
+def test_the_released_set_is_what_the_readme_says(family) -> None:
+    dev, held = family.import_files(RELEASED / "dev"), family.import_files(RELEASED / "heldout")
+    assert len(dev) == 113 and len(held) == 53
+    assert {i.library for i in dev} == {i.library for i in held} == set(LIBRARIES)
+    assert len({i.id for i in dev + held}) == 166  # one id per snippet, the parts disjoint
+    wildcards = [i for i in dev + held if any(e.endswith(".*") for e in i.expected())]
+    assert len(wildcards) == 13  # the wildcards of the released import lines are kept
+
+
+@pytest.fixture(scope="module")
+def released_dev(family) -> dict[str, list[dict]]:
+    by_lib: dict[str, list[dict]] = {}
+    for inst in family.import_files(RELEASED / "dev"):
+        got = answer_imports(family.extract(family.baseline_response(inst, 10))) or []
+        by_lib.setdefault(inst.library, []).append(score_wildcards(inst.expected(), got))
+    return by_lib
+
+
+def test_baseline_on_the_released_import_lines(released_dev) -> None:
+    """The worked-on part (113 snippets) scored with wildcards read as packages, at the figures reached:
+    F1 0.9497 (557 right, 4 extra, 55 missing: nearly all names of jars the knowledge base does not hold,
+    such as Hibernate Shards, Struts, log4j, JUnit, Android, or imports the snippet never uses); read
+    literally 0.8971. Before `v = e` constraints and the JDK tie-break by use: 0.9446, Joda-Time 0.9675
+    (`java.sql.Date` for `java.util.Date` three times)."""
+    p, r, f = _micro([row for rows in released_dev.values() for row in rows])
+    assert f >= 0.9497 - 1e-4, (p, r, f)
+    floors = {"hibernate": 0.9060, "jdk": 1.0, "jodatime": 0.9919, "xstream": 0.9392}
+    for lib in LIBRARIES:
+        lp, lr, lf = _micro(released_dev[lib])
+        assert lf >= floors[lib] - 1e-4, (lib, lp, lr, lf)
+    literal = [(row["tp_literal"], row["fp_literal"], row["fn_literal"]) for rows in released_dev.values()
+               for row in rows]
+    tp, fp, fn = (sum(x[i] for x in literal) for i in range(3))
+    assert tp / (tp + 0.5 * (fp + fn)) < f, "the wildcards read literally score lower"
+
+
+def test_an_assignment_to_a_declared_variable_constrains_its_type(kb) -> None:
+    code = """class A { void m() throws Exception {
+        DateFormat f = new SimpleDateFormat("yyyy");
+        Date d = null;
+        d = f.parse("2011");
+    } }"""
+    chosen = solve(code, kb, "jodatime").chosen
+    assert chosen["Date"] == "java.util.Date"  # DateFormat.parse returns java.util.Date
+    step = [c for c in solve(code, kb, "jodatime").analysis.constraints if c.kind == "assign"]
+    assert step and "assignable" in step[0].text
+
+
+def test_a_jdk_tie_goes_to_the_type_the_platform_uses_more(kb) -> None:
+    assert kb.mentions["java.util.Date"] > kb.mentions["java.sql.Date"] > 0
+    assert solve("class A { Date created; }", kb, "hibernate").chosen["Date"] == "java.util.Date"
+    # a package another name of the snippet uses still comes first
+    with_sql = solve("class A { Date created; Blob data; }", kb, "hibernate").chosen
+    assert with_sql == {"Date": "java.sql.Date", "Blob": "java.sql.Blob"}
