@@ -22,6 +22,7 @@ TOOL_MARKERS = {
     "javac": ("javac", "default-jdk-headless"),
     "framac": ("frama-c", "frama-c-base"),
     "tmux": ("tmux", "tmux"),
+    "bwrap": ("bwrap", "bubblewrap"),
 }
 
 
