@@ -21,8 +21,8 @@ Where the two differ, this module does what the released code does:
 Where this cannot do what the released code does, the verdict says so in `details.released_notes`: the
 released code stops (an exception other than ValueError/SyntaxError from `ast.literal_eval`, a zero
 denominator), or a string outgrows the length limit (predictions are cut as in the workbench's scoring).
-`ast.literal_eval` reads literals only (no code runs); a block nested deeper than the parser allows, or
-longer than the reply limit, is not given to it.
+`ast.literal_eval` reads literals only (no code runs), under Python's own limits on nesting and
+recursion; a reply longer than the reply limit is not read at all.
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ SCORING = "released"
 DEFAULT_VOCAB = "abcdefghijkuvwxyz"  # the released scorer's --vocab default (Lite's alphabet)
 _BLOCK = re.compile(r"```python\s(.*?)```", re.DOTALL)
 _WRAP = re.compile(r"""(?<!['"])(replace\([^)]*\))(?!['"])""")
-# CPython's parser refuses more than 200 nested brackets (a SyntaxError: the released reader's []);
-# deeper text is not given to it at all
-MAX_DEPTH = 100
 
 
 def python_blocks(response: str) -> list[str]:
@@ -54,23 +51,10 @@ def wrapped(block: str) -> str:
     return _WRAP.sub(r'"\1"', block)
 
 
-def _depth(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in ")]}":
-            depth -= 1
-    return deepest
-
-
 def program_list(text: str, notes: list[str]) -> list[Any]:
-    """`try_ast_literal_eval`: the block's value as a list, [] when it is not one."""
-    if _depth(text) > MAX_DEPTH:
-        notes.append(f"the block nests brackets more than {MAX_DEPTH} deep: read as [] (the released "
-                     "parser refuses more than 200 with a SyntaxError, read as [] too)")
-        return []
+    """`try_ast_literal_eval`: the block's value as a list, [] when it is not one. Python's own limits
+    stay in force (brackets nested deeper than 200 are a SyntaxError, as for the released reader; a
+    runaway expression a RecursionError or MemoryError, where the released scorer stops)."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -171,9 +155,9 @@ def check(instance: CascadeInstance, response: str) -> tuple[Answer, Verdict]:
     blocks = [] if long is not None else python_blocks(response or "")
     if long is not None:
         notes.append(long.message)
-    elements = {which: program_list(wrapped(block), notes) if block is not None else []
-                for which, block in (("first", blocks[0] if blocks else None),
-                                     ("last", blocks[-1] if blocks else None))}
+    last_elements = program_list(wrapped(blocks[-1]), notes) if blocks else []
+    first_elements = program_list(wrapped(blocks[0]), notes) if len(blocks) > 1 else last_elements
+    elements = {"first": first_elements, "last": last_elements}
     last = evaluate(instance, elements["last"], notes)
     first = last if len(blocks) < 2 else evaluate(instance, elements["first"], [])
     if not blocks:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import cascade_released_scorer as released_scorer
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.families.cascade.prompt import format_released_response, format_response
 from core.families.cascade.released import LITE_ALPHABET
@@ -102,6 +104,31 @@ def test_the_shapes_where_the_workbench_differs_are_judged_as_released() -> None
     assert (workbench["n_valid"], workbench["n_invalid"]) == (len(c), 1)  # the workbench refuses it
     assert (released["n_valid"], released["n_invalid"]) == (len(c) + 1, 0)  # the released code applies it
     assert released["cascade"][0] == ["", "a"]
+
+
+@pytest.mark.parametrize("block", [
+    "[" * 199 + "'replace(\"a\", \"b\")'" + "]" * 199,  # deep, but within Python's parser: a list
+    "[" * 201 + "]" * 201,  # past it: a SyntaxError, the empty list
+    "{[1]: 2}",  # a TypeError the released scorer does not catch (it stops): the empty list here, noted
+    "-" * 100_000 + "1",  # a MemoryError in the parser, likewise
+])
+def test_odd_blocks_read_as_the_released_reader_reads_them(block: str) -> None:
+    inst = INSTANCES[0]
+    response = f"```python\n{block}\n```"
+    _answer, verdict = FAMILY.check_scored([(inst, response)], "released")[0]
+    if block.startswith("{") or block.startswith("-"):
+        assert "the released scorer stops here" in " ".join(verdict.details["released_notes"])
+        assert verdict.details["n_evaluated"] == 0
+    else:
+        assert _scored(verdict)[:3] == _released(inst, response)[:3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_the_released_scoring_never_raises(text: str) -> None:
+    for response in (text, f"```python\n{text}\n```"):
+        _answer, verdict = FAMILY.check_scored([(INSTANCES[1], response)], "released")[0]
+        assert verdict.details["scoring"] == "released" and verdict.explanation
 
 
 def test_an_unknown_scoring_is_a_clear_error() -> None:
