@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from core.errors import UserError
@@ -17,6 +18,11 @@ class Workspace:
     def __init__(self, log_path: Path | str | None = None, snapshots_path: Path | str | None = None) -> None:
         snap_path = Path(snapshots_path) if snapshots_path else BUNDLED_SNAPSHOTS
         log = Path(log_path) if log_path else default_log_db()
+        if (log_path or os.environ.get("SEMBENCH_DB")) and not log.exists() and not log.parent.is_dir():
+            # A path the user typed: a folder that is not there is a typo more often than a wish, and a new
+            # empty database made there would look like lost runs. Only the default location is made.
+            raise UserError(f"no folder {log.parent}: the log database is created only in a folder that exists "
+                            "(create it, or give another --db / SEMBENCH_DB)", file=str(log))
         if snap_path.exists() and log.exists() and log.resolve() == snap_path.resolve():
             raise UserError("is the snapshots database this workspace reads, not a log database, and is never "
                             "written to; use --db (SEMBENCH_DB) with another file", file=str(log))

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from conftest import MEMBERSHIP_SNAPSHOT, SIZE
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text
 from textual.widgets import Input
 
 from tui.app import SembenchApp
 from tui.entry import tui_db
 from tui.screens.browser import BrowserScreen
-from tui.state import state_path
+from tui.state import WorkbenchState, save_state, state_path
 
 
 async def test_reopens_where_it_was_left(workbench) -> None:
@@ -52,3 +52,18 @@ async def test_a_damaged_state_file_is_ignored(workbench) -> None:
 def test_fresh_is_a_workbench_flag() -> None:
     assert tui_db(["--fresh"]) == (True, None)
     assert tui_db(["--db", "x.db", "--fresh"]) == (True, "x.db")
+
+
+async def test_a_saved_snapshot_that_is_gone_reopens_on_the_first_and_says_so(workbench) -> None:
+    save_state(WorkbenchState(snapshot="deleted-since", search="depth>=2"))
+    app = SembenchApp(db=workbench.log, snapshots=workbench.snapshots)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        browser = app.screen
+        first = browser.snapshots[0][0].name
+        assert browser.table is not None and browser.table.snapshot == first
+        info = " ".join(render_text(app).split())
+        assert "snapshot deleted-since (where the workbench was left) no longer exists" in info
+        browser.load_snapshot(browser.snapshots[1][0].name)
+        await pilot.pause()
+        assert "no longer exists" not in render_text(app)

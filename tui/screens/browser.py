@@ -94,6 +94,7 @@ class BrowserScreen(SembenchScreen):
         self.summary_loading = False
         self._summary_again = False
         self._restoring: str | None = None  # the saved snapshot, until the list's cursor is on it
+        self.gone: str | None = None  # the saved snapshot, when it no longer exists (said in the info line)
         # Rows marked with space (instance ids of the open snapshot), for the batch actions (`A`) and the
         # human-baseline sessions that start "on the marked rows". Cleared when another snapshot opens.
         self.marked: set[str] = set()
@@ -134,6 +135,8 @@ class BrowserScreen(SembenchScreen):
         saved = self.app.saved
         names = [snap.name for snap, _ in self.snapshots]
         name = saved.snapshot if saved.snapshot in names else names[0]
+        if saved.snapshot and name != saved.snapshot:
+            self.gone = saved.snapshot
         if saved.status in STATUSES:
             with self.prevent(Select.Changed):
                 self.query_one("#status-filter", Select).value = saved.status
@@ -337,6 +340,8 @@ class BrowserScreen(SembenchScreen):
             table = SnapshotTable(table.snapshot, table.family, features, table.rows)
         if self.table is None or self.table.snapshot != name:
             self.marked = set()
+            if self.table is not None:
+                self.gone = None  # said once, on the snapshot opened in its place
         table.marked = self.marked
         self.table = table
         self.reload_notes()
@@ -366,6 +371,9 @@ class BrowserScreen(SembenchScreen):
         widget.sort_reverse = self.sort_reverse
         widget.set_data(self.table.columns, cells, keep_cursor=keep_cursor)
         info = Text()
+        if self.gone:
+            info.append(f"snapshot {self.gone} (where the workbench was left) no longer exists; showing the "
+                        "first one · ", style="bold yellow")
         info.append(f"{self.table.snapshot}", style="bold")
         info.append(f" · {self.table.family} · ")
         info.append(f"{len(rows)} of {len(self.table.rows)} instances", style="bold")
