@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +20,19 @@ from core.instance import Instance
 from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.store import LogStore, now_iso
 from core.verdict import Answer, Verdict
+
+
+@dataclass(frozen=True)
+class HumanTiming:
+    """A person's clock on one answer. `active_s` runs from the moment the problem was shown (the Solve
+    tab on screen, human chosen) to the moment the answer was sent, the pauses left out; `first_key_s` is
+    the active time before the first keystroke (reading and thinking); `pauses` counts the times the
+    clock stood still (the pause key, another tab, a screen on top) and `paused_s` sums them."""
+
+    active_s: float
+    first_key_s: float | None = None
+    pauses: int = 0
+    paused_s: float = 0.0
 
 
 class AttemptRecord(BaseModel):
@@ -45,7 +59,10 @@ class AttemptRecord(BaseModel):
     error_kind: str | None = None
     started: str = Field(default_factory=now_iso)
     elapsed_s: float = 0.0
-    human_time_s: float | None = None
+    human_time_s: float | None = None  # a person's: shown to sent, pauses left out (HumanTiming.active_s)
+    first_key_s: float | None = None
+    paused_s: float | None = None
+    pauses: int | None = None
     tokens_in: int | None = None
     tokens_out: int | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
@@ -186,9 +203,11 @@ def record_from(
     family: Family, instance: Instance, solver_spec: str, result: SolveResult, *, prompt: dict[str, Any],
     run_id: str | None = None, snapshot: str | None = None, sample: int = 0, source: str = "cli",
     human_time_s: float | None = None, started: str | None = None, checked: tuple[Answer, Verdict] | None = None,
+    timing: HumanTiming | None = None,
 ) -> AttemptRecord:
     """Extract and verify a solver's result (unless `checked` already holds that), one record. A solver
-    error still yields a (wrong) verdict row."""
+    error still yields a (wrong) verdict row. `timing`, a person's clock, gives `human_time_s` and the
+    columns beside it."""
     answer: Answer | None = None
     verdict: Verdict | None = None
     if result.error is None:
@@ -200,7 +219,11 @@ def record_from(
         answer=answer, verdict=verdict, correct=verdict.correct if verdict else False,
         score=verdict.score if verdict else None, status=verdict.status if verdict else "error",
         error=result.error, error_kind=result.error_kind, started=started or now_iso(),
-        elapsed_s=seconds(result.elapsed_s) or 0.0, human_time_s=seconds(human_time_s),
+        elapsed_s=seconds(result.elapsed_s) or 0.0,
+        human_time_s=seconds(timing.active_s if timing is not None else human_time_s),
+        first_key_s=seconds(timing.first_key_s) if timing is not None else None,
+        paused_s=seconds(timing.paused_s) if timing is not None else None,
+        pauses=count(timing.pauses) if timing is not None else None,
         tokens_in=count(usage.get("prompt_tokens")), tokens_out=count(usage.get("completion_tokens")), usage=usage,
         cached=result.cached,
     )

@@ -364,6 +364,7 @@ JSON_COLUMNS = ("prompt", "answer", "verdict", "usage")
 
 def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
     from core.runner import get_run
+    from core.sessions import HUMAN_PREFIX, person_fields
     from core.store.faults import stored_json
 
     get_run(store, run_id)  # a clear error for an unknown run
@@ -377,6 +378,9 @@ def export_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
         for key in ("correct", "cached"):
             if row.get(key) is not None:
                 row[key] = bool(row[key])
+        solver = str(row.get("solver") or "")
+        if solver == "human" or solver.startswith(HUMAN_PREFIX):  # a person's: who, how long, what was seen
+            row.update(person_fields(solver, row, row.get("usage")))
         rows.append(row)
     return rows
 

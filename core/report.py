@@ -357,12 +357,18 @@ def counts(data: RunData) -> dict[str, Any]:
         "mean_elapsed_s": elapsed,
     }
     if str(data.run.get("solver") or "").startswith("human"):
-        # A person's time per instance (the clock ran only while the answer was on screen). Read from
-        # the rows, not an index: people's runs are small.
-        timed, mean_time, total_time = data.db.execute(
-            "select count(human_time_s), avg(human_time_s), sum(human_time_s) from attempts where run_id = ?",
-            [data.run_id]).fetchone()
-        out.update(timed=int(timed or 0), mean_human_time_s=mean_time, total_human_time_s=total_time)
+        # A person's time per instance (from the problem shown to the answer sent, pauses left out), its
+        # median with a 95% interval, and the time to the first keystroke. Read from the rows, not an
+        # index: people's runs are small.
+        from core.sessions import time_summary
+
+        rows = data.db.execute("select human_time_s, first_key_s from attempts where run_id = ?",
+                               [data.run_id]).fetchall()
+        times = time_summary([r[0] for r in rows], [r[1] for r in rows])
+        out.update(timed=times["timed"], mean_human_time_s=times["mean_time_s"],
+                   total_human_time_s=times["total_time_s"] if times["timed"] else None,
+                   median_human_time_s=times["median_time_s"], median_human_time_s_lo=times["median_time_s_lo"],
+                   median_human_time_s_hi=times["median_time_s_hi"], median_first_key_s=times["median_first_key_s"])
     return out
 
 

@@ -82,8 +82,7 @@ def run_report(report: dict[str, Any]) -> RenderableType:
                 f"{run['samples']} · {run['status']}" + (f" · scoring {report['scoring']}" if report.get("scoring") else ""))
     times = ""
     if c.get("mean_human_time_s") is not None:
-        times = (f" · a person's time per instance {c['mean_human_time_s']:.1f} s "
-                 f"(total {c['total_human_time_s']:.1f} s over {c['timed']})")
+        times = f" · a person's time per instance (shown to sent): {human_times(c)}"
     # attempts an error of the environment stopped: a line of their own, never among the answers' errors
     env = [Text(env_errors_line(c), style="yellow")] if c.get("env_errors") else []
     return Group(
@@ -95,6 +94,18 @@ def run_report(report: dict[str, Any]) -> RenderableType:
         *env,
         report_body(report),
     )
+
+
+def human_times(c: dict[str, Any]) -> str:
+    """Median with its 95% interval, mean and total of a person's time per instance, and the median time
+    to the first keystroke (older attempts have none)."""
+    text = f"median {c['median_human_time_s']:.1f} s"
+    if c.get("median_human_time_s_lo") is not None:
+        text += f" (95% interval {c['median_human_time_s_lo']:.1f}-{c['median_human_time_s_hi']:.1f} s)"
+    text += f", mean {c['mean_human_time_s']:.1f} s, total {c['total_human_time_s']:.1f} s over {c['timed']}"
+    if c.get("median_first_key_s") is not None:
+        text += f"; first keystroke after a median {c['median_first_key_s']:.1f} s"
+    return text
 
 
 def env_errors_line(counts: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.attempts import AttemptRecord, record_from
+from core.attempts import AttemptRecord, HumanTiming, record_from
 from core.canonical import derive_seed
 from core.errors import UserError
 from core.family import Family
@@ -116,10 +116,11 @@ def load_session(store: LogStore, run_id: str) -> SessionState:
     if not isinstance(raw, dict):
         raise UserError(f"run '{run_id}' is not a human session")
     state = SessionState(run_id=run_id, snapshot=run["snapshot"], plan=SessionPlan.model_validate(raw))
-    for row in store.db.execute("select instance_id, correct, human_time_s, error_kind from attempts "
+    for row in store.db.execute("select instance_id, correct, human_time_s, first_key_s, error_kind from attempts "
                                 "where run_id = ? and sample = 0", [run_id]):
-        iid, correct, time_s, kind = row
-        state.answered[iid] = {"correct": bool(correct), "human_time_s": time_s, "skipped": kind == SKIPPED}
+        iid, correct, time_s, first_key_s, kind = row
+        state.answered[iid] = {"correct": bool(correct), "human_time_s": time_s, "first_key_s": first_key_s,
+                               "skipped": kind == SKIPPED}
     return state
 
 
@@ -135,41 +136,87 @@ def sessions(store: LogStore) -> list[dict[str, Any]]:
     return out
 
 
+def person_usage(revealed: bool = False, hints: Sequence[str] = ()) -> dict[str, Any]:
+    """What a person saw before sending, kept in the attempt's `usage`: the answer revealed (`v`), the
+    hint features revealed (in the order they were)."""
+    usage: dict[str, Any] = {}
+    if revealed:
+        usage["revealed"] = True
+    if hints:
+        usage["hints_revealed"] = list(hints)
+    return usage
+
+
+def person_fields(solver: str, row: dict[str, Any], usage: Any) -> dict[str, Any]:
+    """What an export says of a person's attempt, beside its instance, answer and verdict: who answered
+    (NAME of `human:NAME`; None for an anonymous `human`), the time from the problem shown to the answer
+    sent (pauses left out), the time to the first keystroke, the pauses, and what was revealed before
+    sending (the answer; the hint features, by name)."""
+    usage = usage if isinstance(usage, dict) else {}
+    hints = usage.get("hints_revealed")
+    return {"person": solver[len(HUMAN_PREFIX):] if solver.startswith(HUMAN_PREFIX) else None,
+            "time_shown_to_sent_s": row.get("human_time_s"), "time_to_first_key_s": row.get("first_key_s"),
+            "pauses": row.get("pauses"), "paused_s": row.get("paused_s"),
+            "revealed": bool(usage.get("revealed")),
+            "hints_revealed": [str(h) for h in hints] if isinstance(hints, list) else []}
+
+
+def _timing(human_time_s: float | HumanTiming) -> HumanTiming:
+    return human_time_s if isinstance(human_time_s, HumanTiming) else HumanTiming(active_s=float(human_time_s))
+
+
 def record_answer(store: LogStore, state: SessionState, family: Family, instance: Instance, response: str,
-                  human_time_s: float, *, prompt: dict[str, Any] | None = None,
-                  revealed: bool = False) -> AttemptRecord:
-    """Verify and record one answer of the session (sample 0 of that instance in the run)."""
+                  human_time_s: float | HumanTiming, *, prompt: dict[str, Any] | None = None,
+                  revealed: bool = False, hints: Sequence[str] = ()) -> AttemptRecord:
+    """Verify and record one answer of the session (sample 0 of that instance in the run). The person's
+    time is a number of seconds or their whole clock (core.attempts.HumanTiming)."""
     if instance.id not in state.plan.instance_ids:
         raise UserError(f"instance '{instance.id}' is not part of session {state.run_id}")
     if instance.id in state.answered:
         raise UserError(f"instance '{instance.id}' was answered already in session {state.run_id}")
-    result = SolveResult(response=response, elapsed_s=human_time_s, usage={"revealed": True} if revealed else {})
+    timing = _timing(human_time_s)
+    result = SolveResult(response=response, elapsed_s=timing.active_s, usage=person_usage(revealed, hints))
     if prompt is None:
         prompt = family.prompt(instance, family.prompt_styles[0]).model_dump()
     record = record_from(family, instance, HUMAN_PREFIX + state.plan.person, result, prompt=prompt,
-                         run_id=state.run_id, snapshot=state.snapshot, source="session", human_time_s=human_time_s)
+                         run_id=state.run_id, snapshot=state.snapshot, source="session", timing=timing)
     return _write(store, state, record)
 
 
 def record_skip(store: LogStore, state: SessionState, family: Family, instance: Instance,
-                human_time_s: float) -> AttemptRecord:
+                human_time_s: float | HumanTiming, *, revealed: bool = False,
+                hints: Sequence[str] = ()) -> AttemptRecord:
     """A skipped instance counts as not solved (an error of kind `skipped`), so the session's accuracy
     is over everything it asked."""
-    result = SolveResult(response="", elapsed_s=human_time_s, error="skipped by the person",
-                         error_kind=SKIPPED)
+    timing = _timing(human_time_s)
+    result = SolveResult(response="", elapsed_s=timing.active_s, error="skipped by the person",
+                         error_kind=SKIPPED, usage=person_usage(revealed, hints))
     record = record_from(family, instance, HUMAN_PREFIX + state.plan.person, result,
                          prompt=family.prompt(instance, family.prompt_styles[0]).model_dump(), run_id=state.run_id,
-                         snapshot=state.snapshot, source="session", human_time_s=human_time_s)
+                         snapshot=state.snapshot, source="session", timing=timing)
     return _write(store, state, record)
 
 
 def _write(store: LogStore, state: SessionState, record: AttemptRecord) -> AttemptRecord:
     store.add_attempt(record.row())
     state.answered[record.instance_id] = {"correct": bool(record.correct), "human_time_s": record.human_time_s,
-                                          "skipped": record.error_kind == SKIPPED}
+                                          "first_key_s": record.first_key_s, "skipped": record.error_kind == SKIPPED}
     if state.finished:
         store.set_status(state.run_id, "finished")
     return record
+
+
+def time_summary(times: Sequence[float | None], first_keys: Sequence[float | None] = ()) -> dict[str, Any]:
+    """A person's time per instance: its median with a 95% interval (core.stats.median_ci), its mean and
+    total over the timed answers, and the median time to the first keystroke."""
+    from core.stats import median, median_ci
+
+    timed = [float(t) for t in times if t is not None]
+    keys = [float(t) for t in first_keys if t is not None]
+    lo, hi = median_ci(timed)
+    return {"timed": len(timed), "median_time_s": median(timed), "median_time_s_lo": lo, "median_time_s_hi": hi,
+            "mean_time_s": sum(timed) / len(timed) if timed else None, "total_time_s": sum(timed),
+            "median_first_key_s": median(keys), "first_keys": len(keys)}
 
 
 def summary(state: SessionState) -> dict[str, Any]:
@@ -178,9 +225,8 @@ def summary(state: SessionState) -> dict[str, Any]:
 
     rows = list(state.answered.values())
     correct = sum(r["correct"] for r in rows)
-    times = [r["human_time_s"] for r in rows if r["human_time_s"] is not None]
     lo, hi = wilson(correct, len(rows)) if rows else (None, None)
     return {"run": state.run_id, "person": state.plan.person, "answered": len(rows), "total": state.total,
             "skipped": sum(r["skipped"] for r in rows), "correct": correct,
             "accuracy": correct / len(rows) if rows else None, "accuracy_lo": lo, "accuracy_hi": hi,
-            "mean_time_s": sum(times) / len(times) if times else None, "total_time_s": sum(times)}
+            **time_summary([r["human_time_s"] for r in rows], [r.get("first_key_s") for r in rows])}

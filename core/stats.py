@@ -164,3 +164,24 @@ def _mean_of(sample: Sequence[float]) -> float | None:
 def _pooled_ratio(sample: Sequence[tuple[float, float]]) -> float | None:
     den = sum(b for _, b in sample)
     return sum(a for a, _ in sample) / den if den > 0 else None
+
+
+def median(values: Sequence[float]) -> float | None:
+    items = sorted(float(v) for v in values)
+    return _quantile(items, 0.5) if items else None
+
+
+def median_ci(values: Sequence[float], n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+              z: float = 1.96) -> tuple[float | None, float | None]:
+    """95% interval of the median: the percentile bootstrap for small samples (a person's session is
+    one); beyond MAX_BOOTSTRAP_N, the distribution-free interval between the order statistics of ranks
+    n/2 -+ z*sqrt(n)/2 (the binomial's normal approximation)."""
+    items = sorted(float(v) for v in values)
+    n = len(items)
+    if n == 0:
+        return None, None
+    if n <= MAX_BOOTSTRAP_N:
+        return bootstrap_ci(items, median, n_resamples, seed)
+    half = z * math.sqrt(n) / 2
+    lo, hi = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half))
+    return items[lo], items[hi]

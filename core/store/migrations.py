@@ -111,7 +111,17 @@ def _v7(conn: sqlite3.Connection) -> None:
                  "updated real not null)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6, _v7)
+def _v8(conn: sqlite3.Connection) -> None:
+    """A person's clock beside `human_time_s` (now the time from the problem shown to the answer sent,
+    pauses left out): the time before the first keystroke, and how often and how long the clock stood
+    still (core.attempts.HumanTiming). Empty for models, and for people's attempts recorded before."""
+    have = {row[1] for row in conn.execute("pragma table_info(attempts)")}
+    for name, sql_type in (("first_key_s", "real"), ("paused_s", "real"), ("pauses", "integer")):
+        if name not in have:
+            conn.execute(f"alter table attempts add column {name} {sql_type}")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

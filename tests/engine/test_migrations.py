@@ -62,3 +62,22 @@ def test_every_database_has_the_run_progress_table_through_the_migrations(tmp_pa
     assert store.db.execute("pragma user_version").fetchone()[0] == SCHEMA_VERSION >= 7
     columns = [row[1] for row in store.db.execute("pragma table_info(run_progress)")]
     assert columns == ["run_id", "progress", "updated"]
+
+
+def test_a_version_7_log_gains_the_persons_clock_columns_and_keeps_its_attempts(tmp_path) -> None:
+    """Version 8: an attempt's time to the first keystroke and its pauses, beside human_time_s."""
+    from core.store.migrations import MIGRATIONS
+
+    path = tmp_path / "v7.db"
+    conn = sqlite3.connect(path)
+    for migration in MIGRATIONS[:7]:
+        migration(conn)
+    conn.execute("pragma user_version = 7")
+    conn.execute("insert into attempts (instance_id, family, solver, human_time_s) values ('i', 'membership', "
+                 "'human:Ada', 12.5)")
+    conn.commit()
+    conn.close()
+    store = LogStore(path)
+    [row] = store.attempts()
+    assert row["human_time_s"] == 12.5 and row["solver"] == "human:Ada"
+    assert (row["first_key_s"], row["paused_s"], row["pauses"]) == (None, None, None)

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from core import sessions
+from core.attempts import HumanTiming
 from core.cli import cli
 from core.errors import UserError
 from core.family import get_family
@@ -73,9 +74,47 @@ def test_a_session_records_resumes_and_reports(tmp_path, log_db) -> None:
     assert data["run"]["solver"] == "human:Ada L" and data["counts"]["attempts"] == 5
     assert data["counts"]["timed"] == 5
     assert data["counts"]["mean_human_time_s"] == pytest.approx((12.5 + 3.0 + 10 + 11 + 12) / 5)
+    counts = data["counts"]
+    assert counts["median_human_time_s"] == 11.0  # of 3.0, 10, 11, 12, 12.5
+    assert counts["median_human_time_s_lo"] <= 11.0 <= counts["median_human_time_s_hi"]
+    assert counts["median_human_time_s_lo"] < counts["median_human_time_s_hi"]
     table = CliRunner().invoke(cli, ["report", run_id], env={"COLUMNS": "240"})
-    assert "a person's time per instance 9.7 s (total 48.5 s over 5)" in table.output
+    assert "a person's time per instance (shown to sent): median 11.0 s (95% interval " in table.output
+    assert "mean 9.7 s, total 48.5 s over 5" in table.output
     resume = CliRunner().invoke(cli, ["run", "--resume", run_id])
     assert resume.exit_code == 2 and "human session" in resume.output
     listed = sessions.sessions(Workspace(log_db).log)
     assert [r["id"] for r in listed] == [run_id]
+
+
+def test_an_export_says_who_answered_how_long_and_what_was_revealed(tmp_path, log_db) -> None:
+    """`sembench export RUN`: per attempt the person, the instance, the answer, the verdict, the time from
+    the problem shown to the answer sent, the time to the first keystroke, the pauses, and what was
+    revealed (the answer; hint features by name)."""
+    insts = _snapshot(tmp_path, 3)
+    fam = get_family("membership")
+    store = LogStore(log_db)
+    ids = [i.id for i in insts]
+    run_id = sessions.start_session(store, "mine", fam, sessions.SessionPlan(person="Ada", instance_ids=ids))
+    state = sessions.load_session(store, run_id)
+    clock = HumanTiming(active_s=42.0, first_key_s=30.5, pauses=2, paused_s=100.0)
+    sessions.record_answer(store, state, fam, insts[0], fam.oracle_response(insts[0]), clock,
+                           hints=["depth"])
+    sessions.record_answer(store, state, fam, insts[1], "True", 7.0, revealed=True)
+    sessions.record_skip(store, state, fam, insts[2], HumanTiming(active_s=3.0, first_key_s=None))
+    store.close()
+    out = CliRunner().invoke(cli, ["export", run_id])
+    assert out.exit_code == 0, out.output
+    rows = {r["instance_id"]: r for r in map(json.loads, out.output.splitlines())}
+    first = rows[ids[0]]
+    assert first["person"] == "Ada" and first["correct"] is True and first["answer"]["ok"]
+    assert first["verdict"]["correct"] is True
+    assert (first["time_shown_to_sent_s"], first["time_to_first_key_s"], first["pauses"], first["paused_s"]) == \
+        (42.0, 30.5, 2, 100.0)
+    assert first["revealed"] is False and first["hints_revealed"] == ["depth"]
+    assert rows[ids[1]]["revealed"] is True and rows[ids[1]]["time_shown_to_sent_s"] == 7.0
+    assert rows[ids[1]]["time_to_first_key_s"] is None and rows[ids[1]]["hints_revealed"] == []
+    assert rows[ids[2]]["error_kind"] == "skipped" and rows[ids[2]]["time_shown_to_sent_s"] == 3.0
+    # the report's median time to the first keystroke is over the answers that have one
+    report = json.loads(CliRunner().invoke(cli, ["report", run_id, "--format", "json"]).output)
+    assert report["counts"]["median_first_key_s"] == 30.5 and report["counts"]["median_human_time_s"] == 7.0

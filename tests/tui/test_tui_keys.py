@@ -11,7 +11,7 @@ from rich.console import Console
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Input, Select, TabbedContent, TextArea
 
-from core.attempts import AttemptRecord
+from core.attempts import AttemptRecord, HumanTiming
 from core.family import get_family
 from core.runner import RunConfig, create_run
 from core.store import LogStore
@@ -127,7 +127,7 @@ async def test_human_clock_counts_active_time_and_hides_the_answer(make_app, wor
         assert screen.stepper.index == 0  # the step keys are off too
         await pilot.press("4")
         assert "hidden while you answer" in render_text(app) and "CORRECT" not in render_text(app)
-        clock.now += 300.0  # looking around before the first keystroke: not on the clock
+        clock.now += 300.0  # looking around, away from Solve: a pause (the clock ran from human chosen on Solve)
         await pilot.press("3")
         editor.focus()
         await pilot.press("F")  # the first keystroke starts the clock
@@ -147,7 +147,9 @@ async def test_human_clock_counts_active_time_and_hides_the_answer(make_app, wor
         rows = app.workspace.log.attempts(instance_id=instance.id)
         human = rows[-1]
         assert human["solver"] == "human" and human["response"] == "False"
-        assert human["human_time_s"] == 17.0  # 10 + 5 + 2: only while Solve was on screen, from the first key
+        assert human["human_time_s"] == 17.0  # 10 + 5 + 2: only while Solve was on screen
+        # the first key came as soon as Solve was back; three pauses: Step, Problem, the help (300 + 100 + 50)
+        assert (human["first_key_s"], human["pauses"], human["paused_s"]) == (0.0, 3, 450.0)
         # Submitted: the verdict is shown again.
         assert not screen.has_class("-answering") and screen.active_tab == "verdict"
         assert "hidden while you answer" not in render_text(app) and "human time 17.0s" in render_text(app)
@@ -166,6 +168,12 @@ def test_human_clock_pauses_and_resumes() -> None:
     timer.resume()
     clock.now = 21.5
     assert timer.elapsed() == 4.5 and timer.running
+    timer.key()
+    clock.now = 23.0
+    timer.key()  # only the first keystroke counts
+    timer.stop()  # sent: not a pause
+    clock.now = 30.0
+    assert timer.timing() == HumanTiming(active_s=6.0, first_key_s=4.5, pauses=1, paused_s=12.0)
 
 
 async def test_solve_choices_persist_for_the_session(make_app, workbench, monkeypatch) -> None:

@@ -91,8 +91,8 @@ async def test_browse_step_solve_baseline_and_human(make_app, workbench) -> None
         editor = screen.query_one("#human-answer", TextArea)
         assert app.focused is editor  # choosing human puts the cursor in the editor
         assert editor.text == get_family("cascade").answer_template  # the answer's format, nothing of the answer
-        clock.now += 500.0  # reading the problem before the first keystroke is not on the clock
-        editor.text = '```python\ns = s.replace("zz", "y")\n'  # the first edit starts the clock
+        clock.now += 500.0  # reading the problem before the first keystroke: on the clock, noted apart
+        editor.text = '```python\ns = s.replace("zz", "y")\n'  # the first edit
         await pilot.pause()
         editor.move_cursor(editor.document.end)
         clock.now += 40.0
@@ -106,10 +106,11 @@ async def test_browse_step_solve_baseline_and_human(make_app, workbench) -> None
         rows = app.workspace.log.attempts(instance_id=instance.id)
         assert len(rows) == 2
         human = rows[1]
-        assert human["solver"] == "human" and human["human_time_s"] == 42.5 and human["correct"] == 0
+        assert human["solver"] == "human" and human["human_time_s"] == 542.5 and human["correct"] == 0
+        assert human["first_key_s"] == 500.0 and human["pauses"] == 0 and human["paused_s"] == 0.0
         assert human["verdict"] and human["error"] is None and human["status"] != "extraction_error"
         text = render_text(app)
-        assert "✗ INCORRECT" in text and "diff" in text and "human time 42.5s" in text
+        assert "✗ INCORRECT" in text and "diff" in text and "human time 9m02s" in text
         assert editor.text.endswith('s = s.replace("zz", "y")\n```')  # the sent answer stays, to correct
 
         # History lists both; re-opening the baseline one shows it in Verdict and Step.

@@ -64,8 +64,8 @@ the verdict, the diff and the model's reasoning appear in Verdict; every attempt
 database and listed in History, where `enter` re-opens it in Verdict and Step.
 
 *Human mode*: the editor starts with the answer's format and the problem is shown above it; it grows with
-your answer. The clock starts at your first keystroke and runs only while the Solve tab is on screen;
-that active time is recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
+your answer. The clock starts when the problem is shown and runs only while the Solve tab is on screen;
+that time (shown to sent, pauses left out) and the time to your first keystroke are recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
 After sending, your answer stays in the editor: edit it to make a new attempt.
 
 *Comparing* (History tab): `space` marks the attempt under the cursor (two at most), `c` compares the two

@@ -28,7 +28,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 
-from core.attempts import AttemptRecord, record_from
+from core.attempts import AttemptRecord, HumanTiming, record_from
 from core.family import Family
 from core.instance import Instance
 from core.solvers import FixedSolver, SolveResult, is_model_spec, make_solver
@@ -592,14 +592,15 @@ class InstanceScreen(SembenchScreen):
             self.notify("A request is already running; cancel it first (ctrl+x).", severity="warning")
             return
         self.panel.started(message.spec)
-        self.solve(message.spec, message.text, message.human_time_s, message.options)
+        self.solve(message.spec, message.text, message.human_time_s, message.options, message.timing)
 
     def on_cancel_request(self, message: CancelRequest) -> None:
         message.stop()
         self.action_cancel()
 
     @work(thread=True, group="solve", exit_on_error=False)
-    def solve(self, spec: str, text: str | None, human_time_s: float | None, options: dict[str, Any]) -> None:
+    def solve(self, spec: str, text: str | None, human_time_s: float | None, options: dict[str, Any],
+              timing: HumanTiming | None = None) -> None:
         """Run one attempt on a private event loop in this thread: the solver, then the check (extraction,
         verification, the answer's trace) in a further thread, so ctrl+x cancels a slow verifier too.
         The same steps as `core.attempts.attempt`, with the check phase made visible and cancellable."""
@@ -617,7 +618,8 @@ class InstanceScreen(SembenchScreen):
 
                 checked = check_on_cluster(family, instance, result.response)
             record = record_from(family, instance, solver_spec, result, prompt=prompt, snapshot=self.snapshot,
-                                 source="tui", human_time_s=human_time_s, started=started, checked=checked)
+                                 source="tui", human_time_s=human_time_s, started=started, checked=checked,
+                                 timing=timing)
             if options:  # kept with the attempt so a re-ask (History, R) asks with the same options
                 record.usage = {**record.usage, "options": dict(options)}
             trace = None

@@ -26,7 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Header, Input, Select, Static, TabbedContent, TextArea
 
 from core import sessions
-from core.attempts import AttemptRecord
+from core.attempts import AttemptRecord, HumanTiming
 from core.errors import UserError
 from core.family import Family, get_family
 from core.instance import Instance
@@ -240,7 +240,7 @@ class SessionScreen(InstanceScreen):
     def action_skip(self) -> None:
         try:
             sessions.record_skip(self.app.workspace.log, self.state, self.family, self.instance,
-                                 self.panel.human.elapsed())
+                                 self.panel.human.timing(), revealed=self.revealed)
         except Exception as exc:
             self.notify(f"cannot skip: {exc}", severity="error", markup=False)
             return
@@ -264,14 +264,15 @@ class SessionScreen(InstanceScreen):
         if message.spec != HUMAN or self.panel.running or self._sent:
             return
         self.panel.started(HUMAN)
-        self.record(message.text or "", float(message.human_time_s or 0.0), self.revealed)
+        timing = message.timing or HumanTiming(active_s=float(message.human_time_s or 0.0))
+        self.record(message.text or "", timing, self.revealed)
 
     @work(thread=True, group="session", exit_on_error=False)
-    def record(self, text: str, human_time_s: float, revealed: bool) -> None:
+    def record(self, text: str, timing: HumanTiming, revealed: bool) -> None:
         # A connection of this thread's own (SQLite's are per thread); the log is in WAL mode.
         store = LogStore(self.app.log_path)
         try:
-            record = sessions.record_answer(store, self.state, self.family, self.instance, text, human_time_s,
+            record = sessions.record_answer(store, self.state, self.family, self.instance, text, timing,
                                             revealed=revealed)
         except Exception as exc:  # a bug in extraction or verification: said, never a crash
             self.post_message(SessionRecorded(None, f"{type(exc).__name__}: {exc}"))
@@ -334,8 +335,13 @@ def summary_text(state: sessions.SessionState, features: dict[str, dict[str, tup
     if s["accuracy"] is not None:
         text.append(f"accuracy {s['accuracy']:.1%} ({s['correct']}/{s['answered']}), 95% Wilson interval "
                     f"[{s['accuracy_lo']:.1%}, {s['accuracy_hi']:.1%}]\n")
-    if s["mean_time_s"] is not None:
-        text.append(f"time per instance {fmt_seconds(s['mean_time_s'])} (total {fmt_seconds(s['total_time_s'])})\n")
+    if s["median_time_s"] is not None:
+        text.append(f"time per instance (shown to sent, pauses left out): median {fmt_seconds(s['median_time_s'])}")
+        if s["median_time_s_lo"] is not None:
+            text.append(f", 95% interval [{fmt_seconds(s['median_time_s_lo'])}, {fmt_seconds(s['median_time_s_hi'])}]")
+        text.append(f"; mean {fmt_seconds(s['mean_time_s'])}, total {fmt_seconds(s['total_time_s'])}\n")
+        if s["median_first_key_s"] is not None:
+            text.append(f"first keystroke after a median {fmt_seconds(s['median_first_key_s'])}\n")
     for name, values in features.items():
         cells = " · ".join(f"{value}: {c}/{n} in {fmt_seconds(t)}" for value, (n, c, t) in values.items())
         text.append(f"by {name}: ", style="bold")

@@ -3,8 +3,8 @@ watch the reply stream in, cancel. The screen runs the request in a worker; this
 
 Human mode: the editor starts with the family's answer *format* (`Family.answer_template`, highlighted
 in `answer_language`; never anything derived from the instance), the problem is shown above it, and the
-clock counts active time only: it starts at the first keystroke and pauses while the Solve tab is not on
-screen. While a human attempt is in progress the screen hides what would give the answer away (the Step
+clock counts active time only: it starts when the problem is shown (the first keystroke is noted apart)
+and pauses while the Solve tab is not on screen. While a human attempt is in progress the screen hides what would give the answer away (the Step
 and Verdict tabs). After sending, the editor keeps the answer (a near miss is corrected and resent); a
 draft left unsent is kept, with its clock, for when the user comes back to the instance.
 
@@ -32,6 +32,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from textual.widgets._select import SelectOverlay
 
+from core.attempts import HumanTiming
 from tui.data import fmt_seconds
 
 if TYPE_CHECKING:
@@ -91,10 +92,13 @@ class AnswerFormat:
 
 @dataclass(frozen=True)
 class Draft:
-    """An unsent human answer and its active time, kept while the user is away from the instance."""
+    """An unsent human answer and its clock, kept while the user is away from the instance (`left_at`:
+    the clock's reading then, so that the time away counts as a pause)."""
 
     text: str
     active_s: float
+    timing: HumanTiming | None = None
+    left_at: float | None = None
 
 
 def editor_language(language: str) -> str | None:
@@ -112,13 +116,16 @@ def editor_language(language: str) -> str | None:
 
 
 class SolveRequest(Message):
-    """The user asked for a solve. `options` are model sampling options (for model solvers)."""
+    """The user asked for a solve. `options` are model sampling options (for model solvers); `timing` is
+    a person's clock (a human answer)."""
 
-    def __init__(self, spec: str, text: str | None, human_time_s: float | None, options: dict[str, Any]) -> None:
+    def __init__(self, spec: str, text: str | None, human_time_s: float | None, options: dict[str, Any],
+                 timing: HumanTiming | None = None) -> None:
         self.spec = spec
         self.text = text
         self.human_time_s = human_time_s
         self.options = options
+        self.timing = timing
         super().__init__()
 
 
@@ -143,22 +150,33 @@ class HumanProgress(Message):
 
 
 class HumanClock:
-    """Active answering time on an injectable clock: start, pause, resume; `elapsed` sums the active spans."""
+    """A person's clock on an injectable clock: started when the problem is shown, paused while it is not
+    (`pause` counts a pause and its length), stopped when the answer is sent (`stop`: not a pause);
+    `elapsed` sums the active spans, `key` notes the active time of the first keystroke."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.reset()
 
-    def restore(self, active_s: float) -> None:
-        """Continue a kept draft's clock: `active_s` already spent, paused until resumed."""
+    def restore(self, draft: Draft) -> None:
+        """Continue a kept draft's clock, paused since the person left the instance, until resumed."""
         self.reset()
-        self.active_s = max(0.0, active_s)
+        timing = draft.timing
+        self.active_s = max(0.0, draft.active_s)
+        self.first_key_s = timing.first_key_s if timing is not None else self.active_s
+        self.pauses = (timing.pauses if timing is not None else 0) + 1
+        self.paused_s = timing.paused_s if timing is not None else 0.0
+        self._away_since = draft.left_at
         self.started = True
 
     def reset(self) -> None:
         self.active_s = 0.0
         self.since: float | None = None
         self.started = False
+        self.first_key_s: float | None = None
+        self.pauses = 0
+        self.paused_s = 0.0
+        self._away_since: float | None = None
 
     @property
     def running(self) -> bool:
@@ -166,10 +184,23 @@ class HumanClock:
 
     def start(self) -> None:
         if self.since is None:
-            self.since = self.clock()
+            now = self.clock()
+            if self._away_since is not None:  # back from a pause: how long it lasted
+                self.paused_s += max(0.0, now - self._away_since)
+                self._away_since = None
+            self.since = now
             self.started = True
 
     def pause(self) -> None:
+        if self.since is not None:
+            now = self.clock()
+            self.active_s += max(0.0, now - self.since)
+            self.since = None
+            self.pauses += 1
+            self._away_since = now
+
+    def stop(self) -> None:
+        """The answer is sent: the clock stands at this moment (not a pause)."""
         if self.since is not None:
             self.active_s += max(0.0, self.clock() - self.since)
             self.since = None
@@ -178,9 +209,17 @@ class HumanClock:
         if self.started:
             self.start()
 
+    def key(self) -> None:
+        if self.first_key_s is None:
+            self.first_key_s = self.elapsed()
+
     def elapsed(self) -> float:
         running = max(0.0, self.clock() - self.since) if self.since is not None else 0.0
         return self.active_s + running
+
+    def timing(self) -> HumanTiming:
+        return HumanTiming(active_s=self.elapsed(), first_key_s=self.first_key_s, pauses=self.pauses,
+                           paused_s=self.paused_s)
 
 
 def solver_options(local: list[str], endpoints: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -253,7 +292,7 @@ class SolvePanel(Vertical):
         self.endpoints = endpoints
         self.clock = clock
         self.human = HumanClock(clock)
-        self.human_state = "off"  # off | ready | active | paused | done
+        self.human_state = "off"  # off | active | paused | done
         self.problem = problem
         self.prefs = prefs if prefs is not None else {}
         self.format = answer_format or AnswerFormat()
@@ -311,7 +350,7 @@ class SolvePanel(Vertical):
             self.list_models()
         if self.draft is not None:
             # A draft kept from the last visit: its text is in the editor, its clock paused until the tab shows.
-            self.human.restore(self.draft.active_s)
+            self.human.restore(self.draft)
             self.human_state = "paused"
             editor = self.query_one("#human-answer", TextArea)
             editor.move_cursor(editor.document.end)  # typing goes on where it stopped
@@ -331,7 +370,7 @@ class SolvePanel(Vertical):
     def answering(self) -> bool:
         """A human attempt is in progress: from choosing `human` (or the first keystroke after a submit)
         until it is submitted or abandoned (another solver chosen)."""
-        return self.human_state in ("ready", "active", "paused")
+        return self.human_state in ("active", "paused")
 
     def hint(self, choice: str, in_entry: bool = False) -> Text:
         """The status line for a freshly chosen solver (nothing of an earlier request). `in_entry`: the
@@ -339,7 +378,7 @@ class SolvePanel(Vertical):
         if choice == HUMAN:
             where = "The editor has the focus: type your answer" if in_entry else \
                 "Type your answer (e goes to the editor)"
-            return Text(f"{where}; the clock starts at your first keystroke and pauses when you leave this tab. "
+            return Text(f"{where}; the clock runs while this tab shows the problem and pauses when you leave it. "
                         "Send with ctrl+s" + (" (escape leaves the editor)." if in_entry else "."), style="dim")
         if choice.startswith(MODEL_PREFIX):
             if in_entry:
@@ -458,10 +497,13 @@ class SolvePanel(Vertical):
 
     # -- human mode ------------------------------------------------------------------------------
     def begin_human(self) -> None:
-        """A new human attempt: the clock waiting for the first keystroke; the editor keeps an earlier
-        answer (to correct and resend), else starts with the format."""
+        """A new human attempt, the problem on screen: the clock starts now (reading is part of the
+        person's time; the first keystroke is noted apart). The editor keeps an earlier answer (to
+        correct and resend), else starts with the format."""
         self.human.reset()
-        self.human_state = "ready"
+        self.human.start()
+        self.human_state = "active"
+        self._start_ticking()
         editor = self.query_one("#human-answer", TextArea)
         if not editor.text.strip() or editor.text == self.template:
             self._reset_editor()
@@ -494,7 +536,7 @@ class SolvePanel(Vertical):
         text = self.query_one("#human-answer", TextArea).text
         if not text.strip() or text == self.template:
             return None
-        return Draft(text, self.human.elapsed())
+        return Draft(text, self.human.elapsed(), self.human.timing(), self.clock())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area.id != "human-answer" or self.choice != HUMAN:
@@ -502,7 +544,8 @@ class SolvePanel(Vertical):
         text = event.text_area.text
         if self.human_state == "done" and text == self._sent_text:
             return
-        if self.human_state in ("ready", "done", "off") and text != self.template:
+        if self.human_state in ("done", "off") and text != self.template:
+            # a new attempt after a sent one (the problem was read already): its clock starts at this edit
             was = self.answering
             self.human.reset()
             self.human.start()
@@ -511,6 +554,8 @@ class SolvePanel(Vertical):
             self._show_timer()
             if not was:
                 self.post_message(HumanProgress(True))
+        if self.human_state in ("active", "paused") and text != self.template:
+            self.human.key()
 
     def set_shown(self, shown: bool) -> None:
         """The screen says whether this tab is on screen: the human clock runs only while it is."""
@@ -549,7 +594,7 @@ class SolvePanel(Vertical):
         elif self.human_state == "done":
             label.update(Text("⏱ sent; edit the answer to start a new attempt", style="dim"))
         else:
-            label.update(Text("⏱ starts at your first keystroke", style="dim"))
+            label.update(Text("⏱ starts when the problem is shown", style="dim"))
 
     # -- requests --------------------------------------------------------------------------------
     def model_options(self) -> dict[str, Any]:
@@ -581,14 +626,15 @@ class SolvePanel(Vertical):
             if self.human_state == "done" and text == self._sent_text:
                 self.notify("This answer was sent already: edit it to make a new attempt.", severity="warning")
                 return
-            if self.human_state in ("done", "ready", "off"):
+            if self.human_state in ("done", "off"):
                 self.human.reset()
                 self.human.start()
                 self.human_state = "active"
+            self.human.key()  # typed or pasted in the same burst as ctrl+s: its Changed is still on its way
             self._pending_text = text
-            self.human.pause()
+            self.human.stop()
             self._stop_ticking()
-            self.post_message(SolveRequest(HUMAN, text, self.human.elapsed(), {}))
+            self.post_message(SolveRequest(HUMAN, text, self.human.elapsed(), {}, timing=self.human.timing()))
         elif choice.startswith(MODEL_PREFIX):
             name = self.query_one("#model-name", Input).value.strip()
             if not name:
