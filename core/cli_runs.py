@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -337,6 +338,24 @@ ENDPOINT_SETTINGS = (("base_url", "base URL"), ("api_key", "API key"), ("max_con
                      ("request_deadline_s", "request deadline"), ("max_retries", "max retries"))
 
 
+def how_to_configure(endpoints: dict[str, Any]) -> list[str]:
+    """For each endpoint that is only a built-in default on another machine: that nothing contacts it, and
+    how to configure it (the variables, or the config file's section)."""
+    from core.models.config import API_KEY_ENV, BASE_URL_ENV
+    from core.models.listing import may_ask
+    from core.paths import default_config_path
+
+    lines = []
+    for kind, ep in endpoints.items():
+        if may_ask(ep):
+            continue
+        key = API_KEY_ENV.get(kind)
+        lines.append(f"{kind}: not configured, so never contacted unasked; set {key + ' or ' if key else ''}"
+                     f"{BASE_URL_ENV[kind]} (a server of your own), or give [{kind}] base_url / api_key_env in "
+                     f"{default_config_path(os.environ)}")
+    return lines
+
+
 def endpoint_rows(described: list[dict[str, Any]]) -> list[list[Any]]:
     """One row per (endpoint, setting): value, readable, and where it came from (env / config / default)."""
     rows = []
@@ -546,11 +565,12 @@ def register(cli: click.Group) -> None:
         from core.models.config import ConfigError, describe_endpoints, load_endpoints
 
         try:
-            rows = describe_endpoints()
+            endpoints = load_endpoints()
+            rows = describe_endpoints(endpoints)
             if served:
                 from core.models.listing import list_all
 
-                listings = list_all(load_endpoints())
+                listings = list_all(endpoints)
         except ConfigError as exc:
             raise UserError(str(exc)) from None
         if served:
@@ -568,3 +588,5 @@ def register(cli: click.Group) -> None:
 
         _console().print(table("model endpoints", ["kind", "setting", "value", "from"], endpoint_rows(rows),
                                 numbers=False))
+        for line in how_to_configure(endpoints):
+            click.echo(line)

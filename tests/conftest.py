@@ -23,6 +23,7 @@ TOOL_MARKERS = {
     "framac": ("frama-c", "frama-c-base"),
     "tmux": ("tmux", "tmux"),
     "bwrap": ("bwrap", "bubblewrap"),
+    "strace": ("strace", "strace"),
 }
 
 

@@ -97,6 +97,12 @@ class Endpoint(BaseModel):
     def has_key(self) -> bool:
         return self.api_key is not None and bool(self.api_key.get_secret_value())
 
+    @property
+    def configured(self) -> bool:
+        """The user named this endpoint: a key, or a base URL from the environment or the config file.
+        Nothing contacts an endpoint that is only a built-in default unless a request names it."""
+        return self.has_key or self.source("base_url") != "default"
+
     def key(self) -> str | None:
         return self.api_key.get_secret_value() if self.has_key else None  # type: ignore[union-attr]
 

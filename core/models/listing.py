@@ -1,11 +1,17 @@
 """Which models an endpoint serves, as the endpoint itself reports them: `GET /models` for
 OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, Ollama's /v1), `GET /api/tags` for Ollama,
 `GET /v1/models` for Anthropic. For the workbench's model picker: an endpoint that does not answer is a
-listing with an error line, never an exception, and free text stays allowed."""
+listing with an error line, never an exception, and free text stays allowed.
+
+Only endpoints the user configured (a key or a base URL) are asked, and the local Ollama default (a
+loopback address): a built-in hosted default (api.openai.com, api.anthropic.com) is never contacted, not
+even looked up, because nobody asked for it."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel
@@ -18,6 +24,7 @@ MAX_MODELS = 2000
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
 PATHS = {"openai": "/models", "ollama": "/api/tags", "anthropic": "/v1/models"}
+NOT_CONFIGURED = "no endpoint configured: `sembench models` explains how"
 
 
 class ModelListing(BaseModel):
@@ -71,6 +78,25 @@ def list_models(endpoint: Endpoint, timeout_s: float = LIST_TIMEOUT_S) -> ModelL
     return ModelListing(kind=endpoint.kind, base_url=shown, models=models)
 
 
+def on_this_machine(url: str) -> bool:
+    """A loopback address (`localhost`, 127.0.0.0/8, ::1): asking it never leaves the machine."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def may_ask(endpoint: Endpoint) -> bool:
+    """Whether a listing may contact the endpoint unasked: configured, or every address on this machine."""
+    return endpoint.configured or all(on_this_machine(url) for url in endpoint.replicas)
+
+
 def list_all(endpoints: dict[str, Endpoint], timeout_s: float = LIST_TIMEOUT_S) -> list[ModelListing]:
-    """Every configured endpoint's listing, asked one after another (a picker runs this in a worker)."""
-    return [list_models(ep, timeout_s) for _, ep in sorted(endpoints.items())]
+    """Every endpoint's listing, asked one after another (a picker runs this in a worker); one that is
+    not configured (`may_ask`) is not contacted and says how to configure it."""
+    return [list_models(ep, timeout_s) if may_ask(ep) else
+            ModelListing(kind=ep.kind, base_url=safe_url(ep.base_url), error=NOT_CONFIGURED)
+            for _, ep in sorted(endpoints.items())]
