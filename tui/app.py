@@ -24,6 +24,9 @@ from tui.listing import InstanceList
 
 # The styles live with the project's other assets; found from this file, so any working directory works.
 THEME = asset("themes", "sembench.tcss")
+# Where the workbench is gets written this often when it changed: a closed terminal (SIGHUP) or a killed
+# process loses at most this much of it.
+SAVE_EVERY_S = 1.0
 
 
 class SembenchApp(App[None]):
@@ -82,16 +85,50 @@ class SembenchApp(App[None]):
 
         return BrowserScreen()
 
+    def on_mount(self) -> None:
+        self._state_written: str | None = None
+        self.set_interval(SAVE_EVERY_S, self.save_if_changed)
+
     def on_unmount(self) -> None:
         self.save_state()
         self.workspace.close()
+
+    def current_state(self) -> Any:
+        """`saved` brought up to date (tui.state.WorkbenchState): the browser keeps its own part current
+        (BrowserScreen.apply); the Solve tab's choices, the folded pane and the open instance are read here.
+        Only while the browser is on the stack: while quitting the screens are gone, and what they last
+        showed stands."""
+        from tui.screens.browser import BrowserScreen
+        from tui.screens.instance import InstanceScreen
+
+        update: dict[str, Any] = {"solve_prefs": dict(self.solve_prefs)}
+        stack = self.screen_stack
+        browser = next((s for s in stack if isinstance(s, BrowserScreen)), None)
+        if browser is not None and browser.is_mounted:
+            update["pane_folded"] = browser.query_one("#snapshot-pane").has_class("collapsed")
+            # the instance on top (a human session's is not reopened outside its session)
+            top = next((s for s in reversed(stack) if type(s) is InstanceScreen), None)
+            opened = top is not None and top.snapshot is not None and top.is_mounted
+            update.update(instance=top.instance.id if opened else None,  # type: ignore[union-attr]
+                          instance_snapshot=top.snapshot if opened else None,  # type: ignore[union-attr]
+                          tab=top.active_tab if opened else None)  # type: ignore[union-attr]
+        self.saved = self.saved.model_copy(update=update)
+        return self.saved
+
+    def save_if_changed(self) -> None:
+        state = self.current_state()
+        text = state.model_dump_json()
+        if text != getattr(self, "_state_written", None):
+            from tui.state import save_state
+
+            save_state(state)
+            self._state_written = text
 
     def save_state(self) -> None:
         """Remember where the workbench is, for the next start (tui.state)."""
         from tui.state import save_state
 
-        # The browser keeps its part of `saved` current (BrowserScreen.apply): by now its screen is gone.
-        save_state(self.saved.model_copy(update={"solve_prefs": dict(self.solve_prefs)}))
+        save_state(self.current_state())
 
     # -- navigation ------------------------------------------------------------------------------
     def _pop_to_browser(self, then: Callable[[], object] | None = None) -> None:

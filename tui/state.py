@@ -1,6 +1,8 @@
 """Where the workbench was left, so that it reopens there: the snapshot, the browser's search, filter,
-solver scope and sort, the Solve tab's choices, the person's name for human sessions. Kept in
-$XDG_STATE_HOME/sembench/workbench.json (default ~/.local/state); `sembench --fresh` ignores it.
+solver scope and sort, whether its snapshot pane is folded, the open instance and its tab, the Solve tab's
+choices, the person's name for human sessions. Kept in $XDG_STATE_HOME/sembench/workbench.json (default
+~/.local/state), written within a second of a change (SembenchApp.save_if_changed), so a closed terminal or
+a killed process loses at most that second; `sembench --fresh` ignores it.
 
 Never a secret: the Solve tab's choices are a solver spec and sampling options, no key."""
 
@@ -25,6 +27,11 @@ class WorkbenchState(BaseModel):
     sort_reverse: bool = False
     solve_prefs: dict[str, Any] = {}
     person: str | None = None
+    pane_folded: bool = False
+    # the instance open over the browser (not a human session's), its snapshot and tab
+    instance: str | None = None
+    instance_snapshot: str | None = None
+    tab: str | None = None
 
 
 def state_path() -> Path:

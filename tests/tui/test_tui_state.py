@@ -3,12 +3,27 @@
 
 from __future__ import annotations
 
-from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text
+import fcntl
+import json
+import os
+import pty
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle, write_snapshot
 from textual.widgets import Input
 
+from core.store import LogStore
 from tui.app import SembenchApp
 from tui.entry import tui_db
 from tui.screens.browser import BrowserScreen
+from tui.screens.instance import InstanceScreen
 from tui.state import WorkbenchState, save_state, state_path
 
 
@@ -67,3 +82,100 @@ async def test_a_saved_snapshot_that_is_gone_reopens_on_the_first_and_says_so(wo
         browser.load_snapshot(browser.snapshots[1][0].name)
         await pilot.pause()
         assert "no longer exists" not in render_text(app)
+
+
+def saved_on_disk() -> dict:
+    try:
+        return json.loads(state_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+async def test_state_is_written_as_it_changes_and_reopens_the_instance(workbench) -> None:
+    instance = workbench.membership[1]
+    app = SembenchApp(db=workbench.log, snapshots=workbench.snapshots)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = app.screen
+        browser.load_snapshot(MEMBERSHIP_SNAPSHOT)
+        await pilot.press("f", "b")  # a filter, the snapshot pane folded
+        app.open_instance(MEMBERSHIP_SNAPSHOT, instance.id, tab="step")
+        await settle(pilot)
+        for _ in range(100):  # written within a second of the change, while the workbench runs
+            if saved_on_disk().get("instance") == instance.id:
+                break
+            await pilot.pause(0.1)
+        on_disk = saved_on_disk()
+        assert on_disk.get("instance") == instance.id, on_disk
+        assert on_disk["instance_snapshot"] == MEMBERSHIP_SNAPSHOT and on_disk["tab"] == "step"
+        assert on_disk["snapshot"] == MEMBERSHIP_SNAPSHOT and on_disk["status"] != "all" and on_disk["pane_folded"]
+    again = SembenchApp(db=workbench.log, snapshots=workbench.snapshots)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = again.screen
+        assert isinstance(screen, InstanceScreen) and screen.instance.id == instance.id
+        assert screen.active_tab == "step"
+        browser = again.screen_stack[-2]
+        assert isinstance(browser, BrowserScreen) and browser.query_one("#snapshot-pane").has_class("collapsed")
+        assert browser.status_filter == on_disk["status"]
+        await pilot.press("escape")  # back to the browser: closed instances are not reopened
+        await settle(pilot)
+        assert isinstance(again.screen, BrowserScreen)
+    assert saved_on_disk()["instance"] is None
+
+
+def test_a_closed_terminal_loses_at_most_the_last_second(tmp_path, cascade_instances) -> None:
+    """The workbench in a real terminal, closed (SIGHUP) after a few keys: what they did was written."""
+    log = tmp_path / "log.db"
+    LogStore(log).close()
+    write_snapshot(log, "0-cascade", "cascade", "cascade-demo", cascade_instances)
+    env = {**os.environ, "TERM": "xterm-256color", "XDG_STATE_HOME": str(tmp_path / "state"), "LANG": "C.UTF-8"}
+    for var in ("COLUMNS", "LINES", "TMUX"):
+        env.pop(var, None)
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    app = subprocess.Popen([sys.executable, "-m", "tui", "--db", str(log)], stdin=terminal, stdout=terminal,
+                           stderr=terminal, env=env, start_new_session=True)
+    os.close(terminal)
+    screen = bytearray()
+
+    def drain() -> None:  # a terminal nobody reads fills up and stops the app writing to it
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    path = Path(env["XDG_STATE_HOME"]) / "sembench" / "workbench.json"
+
+    def state() -> dict:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    try:
+        deadline = time.monotonic() + 120
+        while b"0-cascade" not in screen and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert b"0-cascade" in screen, "the workbench did not start"
+        for key in (b"s", b"b", b"\r"):  # sort, fold the pane, open the first instance
+            os.write(controller, key)
+            time.sleep(0.5)
+        while state().get("instance") is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        os.write(controller, b"2")  # the Step tab, then the terminal is closed
+        while state().get("tab") != "step" and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        os.killpg(app.pid, signal.SIGHUP)
+        app.wait(timeout=60)
+        os.close(controller)
+    saved = state()
+    assert saved.get("instance") in {i.id for i in cascade_instances}, saved
+    assert saved["instance_snapshot"] == "0-cascade" and saved["tab"] == "step"
+    assert saved["sort_column"] and saved["pane_folded"], saved

@@ -125,7 +125,10 @@ class BrowserScreen(SembenchScreen):
             self._fill_solvers()
         if self.snapshots:
             self.restore(snapshots)  # before the first paint: the table is there at once
-            snapshots.focus()
+            if self.query_one("#snapshot-pane").has_class("collapsed"):
+                self.query_one("#instances", VirtualTable).focus()
+            else:
+                snapshots.focus()
         else:
             self.query_one("#table-info", Static).update(Text(EMPTY_HELP, style="yellow"))
 
@@ -152,6 +155,11 @@ class BrowserScreen(SembenchScreen):
         if name != names[0]:
             snapshots.move_cursor(row=snapshots.get_row_index(name))
         self.set_timer(1.0, self._restored)  # in case no highlight of the saved row ever comes
+        self.query_one("#snapshot-pane").set_class(saved.pane_folded, "collapsed")
+        if saved.instance and saved.instance_snapshot in names:
+            # the instance that was open, on its tab, once the browser is up (it opens over the browser)
+            self.call_after_refresh(self.app.open_instance, saved.instance_snapshot, saved.instance,
+                                    saved.tab or "problem")
 
     def _restored(self) -> None:
         self._restoring = None
