@@ -85,14 +85,14 @@ def oracle_response(instance: TypeinfInstance) -> str:
     sig = instance.truth_signature()
     if sig is None:
         return baseline_response(instance)
-    from core.families.typeinf.hsparse import HsParseError, parse_type
-    from core.families.typeinf.verify import _bare_constraint, truth_parts
+    from core.families.typeinf.hsparse import HsParseError, bare_classes, parse_type
+    from core.families.typeinf.verify import truth_parts
 
     parts = truth_parts(instance)
     if parts is None:
         return sig
     type_text = parts[1]
-    if _bare_constraint(type_text):  # a released `C => t`: answer it as Haskell, `C a => t`
+    if bare_classes(type_text):  # a released `C => t`: answer it as Haskell, `C a => t`
         try:
             type_text = show_scheme(parse_type(type_text).scheme)
         except HsParseError:

@@ -257,6 +257,38 @@ class ParsedType:
         self.forall = forall
 
 
+@functools.lru_cache(maxsize=1024)
+def bare_classes(text: str) -> tuple[str, ...]:
+    """The classes a type's context names without an argument (`Integral => a -> Integer`, `(Eq a, Show)
+    => …`): the parse reads them as applied to the type's one variable, which a released file may mean
+    but an answer may not say (GHC would not read it). Only the tree is read: any type text, bounded."""
+    if not text.strip() or too_many_tokens(text) or "=>" not in text:
+        return ()
+    root = parse_tree("x__ :: " + " ".join(text.split()))
+    decls = _named(_named(root)[0]) if _named(root) else []
+    if len(decls) != 1 or decls[0].type != "signature" or decls[0].child_by_field_name("type") is None:
+        return ()
+    return tuple(_bare_classes(decls[0].child_by_field_name("type")))
+
+
+def _bare_classes(node: Node) -> list[str]:
+    """The classes written alone in the leading contexts of a type node (`C =>`, `(Eq a, C) =>`)."""
+    out: list[str] = []
+    while node is not None and node.type in ("forall", "context"):
+        if node.type == "context":
+            items = [node.child_by_field_name("context")]
+            while items:
+                item = items.pop()
+                if item is None:
+                    continue
+                if item.type in ("tuple", "parens"):
+                    items.extend(_named(item))
+                elif item.type in ("name", "qualified", "constructor"):
+                    out.append(_text(item))
+        node = node.child_by_field_name("type")
+    return out
+
+
 def _type_node_of_signature(sig: Node) -> Node:
     node = sig.child_by_field_name("type")
     if node is None:

@@ -19,6 +19,7 @@ Equivalent iff either module compiles. All modules of a batch go to one GHC run.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.families.typeinf.hsparse import HsParseError, parse_tree
@@ -143,6 +144,9 @@ def _walk_args(ctx, types: dict[str, int]) -> None:  # noqa: ANN001
     while len(items) == 1 and items[0].type in ("tuple", "parens"):
         items = list(items[0].named_children)
     for item in items:
+        if item.type not in ("apply", "name", "qualified", "parens"):  # `a ~ Bool`: every name is a type
+            _walk(item, [], types)
+            continue
         cur = item
         args = []
         while cur.type == "apply":
@@ -266,3 +270,113 @@ def oracle_many(items: list[tuple[str, str, list[str]]], timeout_s: float = 900.
 
 def oracle(truth: str, answer: str, dependencies: list[str]) -> OracleResult:
     return oracle_many([(truth, answer, dependencies)])[0]
+
+
+# ---- GHC as the judge of an answer the in-process checker cannot read --------------------------------
+@dataclass
+class GhcJudgement:
+    """GHC's word on an answer the checker's parser could not read: `equivalent` (Refl or subsumption
+    compiles), `different` (the answer is a type GHC accepts, not equivalent to the truth), `rejected`
+    (GHC does not accept the answer as a type; `message` is its first error line), or `read` (GHC
+    parses the text, which the tree-sitter grammar cannot: no proof could be written for it)."""
+
+    outcome: str
+    message: str = ""
+
+
+JUDGE_PRAGMAS = PRAGMAS.replace("ExplicitForAll", "ExplicitForAll, TypeFamilies, DataKinds")
+
+
+UNICODE_SYNTAX = frozenset("→∀⇒∷★←")
+
+
+def judgeable(answer: str) -> bool:
+    """Whether a text may be handed to GHC as one type: a single line of it cannot start another
+    declaration (`;`, braces, `=` other than in `=>`), it stays within the checker's bounds, and it is
+    written in ASCII (with GHC's Unicode syntax) and names something: a type in any answer is and does,
+    random text is not and a lone literal does not, so no GHC run is spent on them."""
+    from core.families.typeinf.hsparse import too_many_tokens
+
+    flat = " ".join(answer.split())
+    plain = all(c.isascii() or c in UNICODE_SYNTAX for c in flat) and flat.isprintable()
+    one_declaration = not any(c in flat for c in ";{}") and "=" not in flat.replace("=>", "")
+    return plain and one_declaration and any(c.isalpha() for c in flat) and not too_many_tokens(flat)
+
+
+def tree_reads(answer: str) -> bool:
+    """Whether the Haskell grammar (tree-sitter) reads `x :: answer` as exactly one signature, without
+    error: then a proof can be written for it even where the checker's conversion cannot read it."""
+    if not judgeable(answer):
+        return False
+    root = parse_tree("x__ :: " + " ".join(answer.split()))
+    decls = root.named_children[0].named_children if root.named_children else []
+    return not root.has_error and len(decls) == 1 and decls[0].type == "signature"
+
+
+def _answer_module(tag: str, answer: Signature, truth: Signature, dependencies: list[str]) -> str:
+    """The answer alone, declared as the proof modules declare it: does GHC accept it as a type?"""
+    decls = _declarations([truth, answer], _synonyms(dependencies))
+    variables = " ".join(answer.variables)
+    quantified = f"forall {variables}. " if variables else ""
+    return (f"{JUDGE_PRAGMAS}\nmodule Ans{tag} where\nimport Prelude ()\n" + "\n".join(decls) + "\n"
+            f"sembenchAnswer :: {quantified}{_qualified(answer)}\nsembenchAnswer = sembenchAnswer\n")
+
+
+def _first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for i, line in enumerate(lines):
+        if ": error:" in line:
+            rest = line.split(": error:", 1)[1].strip()
+            return rest or (lines[i + 1] if i + 1 < len(lines) else "")
+    return lines[0] if lines else ""
+
+
+def judge_many(items: list[tuple[str, str, list[str]]], cache: bool = True) -> list[GhcJudgement | None]:
+    """GHC's judgement of each (truth type, answer type, dependencies), all in one GHC run; None for an
+    answer that is not one judgeable type (`judgeable`) or a truth GHC is not given. A type tree-sitter
+    reads gets the paper's proof (Refl, then subsumption) and, when neither compiles, a module with the
+    answer alone says whether GHC accepts it as a type; one it cannot read is given to GHC's parser."""
+    from core.families.typeinf.ghc import run_modules_chunked
+
+    modules: dict[str, str] = {}
+    kinds: dict[int, str] = {}
+    for i, (truth, answer, deps) in enumerate(items):
+        flat = " ".join(answer.split())
+        if not judgeable(flat):
+            continue
+        try:
+            if tree_reads(flat):
+                t, a = analyze(truth), analyze(flat)
+                proofs = modules_for(truth, flat, deps, str(i))
+                modules.update({name: text.replace(PRAGMAS, JUDGE_PRAGMAS, 1) for name, text in proofs.items()})
+                modules[f"Ans{i}"] = _answer_module(str(i), a, t, deps)
+                kinds[i] = "proof"
+                continue
+        except HsParseError:
+            pass
+        modules[f"Parse{i}"] = (f"{JUDGE_PRAGMAS}\nmodule Parse{i} where\n"
+                                f"sembenchAnswer :: {flat}\nsembenchAnswer = sembenchAnswer\n")
+        kinds[i] = "parse"
+    if not modules:
+        return [None] * len(items)
+    GHC.require()
+    errors, _ = run_modules_chunked(modules, cache=cache)
+    out: list[GhcJudgement | None] = []
+    for i in range(len(items)):
+        kind = kinds.get(i)
+        if kind is None:
+            out.append(None)
+        elif kind == "proof":
+            if f"Refl{i}" not in errors or f"Sub{i}" not in errors:
+                out.append(GhcJudgement("equivalent"))
+            elif f"Ans{i}" not in errors:
+                out.append(GhcJudgement("different", _first_error_line(errors[f"Sub{i}"])))
+            else:
+                out.append(GhcJudgement("rejected", _first_error_line(errors[f"Ans{i}"])))
+        else:
+            error = errors.get(f"Parse{i}", "")
+            if re.search(r"parse error|lexical error", error):
+                out.append(GhcJudgement("rejected", _first_error_line(error)))
+            else:
+                out.append(GhcJudgement("read", _first_error_line(error)))
+    return out

@@ -6,18 +6,20 @@ definitions; these rules implement the same definitions): see `classify`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from core.families.typeinf.check import canonical, equivalent_canonical, is_instance, permutations_match
 from core.families.typeinf.corpus import binder
 from core.families.typeinf.env import task_synonyms
 from core.families.typeinf.extract import TooLong, bound_type_text
-from core.families.typeinf.hsparse import HsParseError, parse_type, split_signature
+from core.families.typeinf.hsparse import HsParseError, bare_classes, parse_type, split_signature
 from core.families.typeinf.model import TypeinfInstance
+from core.families.typeinf.oracle import GhcJudgement, judge_many, judgeable, tree_reads
+from core.families.typeinf.tools import GHC
 from core.families.typeinf.types import Pred, Scheme, TAp, TVar, Type, show, show_pred, split_fn, subst
 from core.verdict import Answer, DiffRow, Verdict, char_diff_spans
 
+MAX_UNREAD_KEPT = 500  # extract keeps this much of a text it could not read: a longer one was cut
 CATEGORIES = ("OverGeneralization", "UnderGeneralization", "ArgOrderMismatch", "ArityMismatch", "ConstraintError",
               "SyntaxError", "InstructionFollowing", "ResponseError", "TypeMismatch")
 EXTRACTION_CATEGORY = {"empty": "ResponseError", "too_long": "ResponseError", "syntax": "SyntaxError", "instruction": "InstructionFollowing"}
@@ -157,13 +159,95 @@ def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
                                        "correct": released.correct, "score": 1.0 if released.correct else 0.0})
 
 
-def _bare_constraint(text: str) -> bool:
-    """Whether a type's context has a class name alone (`T1 => a -> a`, `(Eq a, Show) => ...`)."""
-    if "=>" not in text:
-        return False
-    head = text.rsplit("=>", 1)[0]
-    return any(re.fullmatch(r"\s*[A-Z][\w']*\s*", piece) for piece in re.split(r"[(),]|=>", head)
-               if piece.strip())
+def _syntax_error(expected: str | None, got_sig: str, truth_text: str, got_text: str, why: str,
+                  judged_by: str = "checker") -> Verdict:
+    return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig,
+                   diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False,
+                                 got_spans=[(0, len(got_text))])],
+                   explanation=f"SyntaxError: {why}", details={"category": "SyntaxError", "judged_by": judged_by})
+
+
+def _by_ghc(instance: TypeinfInstance, truth_text: str, got_text: str, why: str,
+            extraction: Answer | None = None) -> Verdict:
+    """The verdict on an answer the in-process parser cannot read (`why`): GHC judges it, as in the
+    paper's proof, before it is called wrong; the verdict says which judged. Without GHC the parser's
+    word stands, and says so. `extraction`: the reply's extraction failure, whose verdict is kept when
+    GHC rejects the text too."""
+    expected = instance.truth_signature()
+    name = truth_parts(instance)[0]  # type: ignore[index]
+    got_sig = f"{binder(name)} :: {got_text}"
+    judgement, unasked = ghc_judgement(_truth_for_ghc(truth_text), got_text, instance.dependencies)
+    if judgement is None:
+        if extraction is not None:
+            verdict = _extraction_verdict(expected, truth_text, extraction, f" ({unasked})" if unasked else "")
+            return verdict.model_copy(update={"details": {**verdict.details, "judged_by": "checker"}})
+        return _syntax_error(expected, got_sig, truth_text, got_text, why + (f" ({unasked})" if unasked else ""))
+    said = f"; GHC: {judgement.message}" if judgement.message else ""
+    details: dict[str, object] = {"judged_by": "ghc", "checker": "ghc", "unreadable": why}
+    if judgement.outcome == "equivalent":
+        return Verdict(correct=True, score=1.0, status="correct", expected=expected, got=got_sig,
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=True)],
+                       explanation=f"GHC proves the answer equal to the ground truth (Refl or mutual subsumption); "
+                                   f"the in-process checker cannot read it ({why})", details=details)
+    if judgement.outcome == "different":
+        return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig,
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False,
+                                     got_spans=[(0, len(got_text))])],
+                       explanation=f"TypeMismatch: GHC accepts the answer as a type but proves it different from the "
+                                   f"ground truth (the in-process checker cannot read it: {why}){said}",
+                       details={**details, "category": "TypeMismatch"})
+    if judgement.outcome == "read":
+        return Verdict(correct=False, score=0.0, status="unknown", expected=expected, got=got_sig,
+                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False)],
+                       explanation=f"not judged: GHC parses the answer as a type, but the in-process parser cannot "
+                                   f"read it ({why}), so no proof could be written for it{said}", details=details)
+    if extraction is not None:
+        verdict = _extraction_verdict(expected, truth_text, extraction, f" (GHC rejects it too{said})")
+        return verdict.model_copy(update={"details": {**verdict.details, "judged_by": "ghc"}})
+    return _syntax_error(expected, got_sig, truth_text, got_text, f"{why} (GHC rejects it too{said})", "ghc")
+
+
+_GHC_MEMO: dict[tuple[str, str, tuple[str, ...]], GhcJudgement | None] = {}
+_GHC_MEMO_SIZE = 4096
+
+
+def ghc_judgement(truth_text: str, got_text: str, dependencies: list[str]) -> tuple[GhcJudgement | None, str]:
+    """(GHC's judgement, "") or (None, why GHC was not asked). GHC missing is not an answer's fault: the
+    parser's word stands; GHC present but unable to run is the environment's (EnvironmentFault)."""
+    if not judgeable(got_text):
+        return None, ""
+    if not GHC.available():
+        return None, f"GHC, which would judge it, is not installed (Debian package {GHC.package})"
+    key = (truth_text, got_text, tuple(dependencies))
+    if key not in _GHC_MEMO:
+        prejudge([key])
+    return _GHC_MEMO.get(key), ""
+
+
+def prejudge(keys: Sequence[tuple[str, str, tuple[str, ...]]]) -> None:
+    """GHC's judgements of many (truth, answer, dependencies) in one GHC run, kept for `ghc_judgement`."""
+    todo = list(dict.fromkeys(k for k in keys if k not in _GHC_MEMO and judgeable(k[1])))
+    if not todo or not GHC.available():
+        return
+    results = judge_many([(t, a, list(d)) for t, a, d in todo])
+    if len(_GHC_MEMO) + len(todo) > _GHC_MEMO_SIZE:
+        _GHC_MEMO.clear()
+    _GHC_MEMO.update(zip(todo, results, strict=True))
+
+
+def _extraction_verdict(expected: str | None, truth_text: str, answer: Answer, note: str = "") -> Verdict:
+    category = EXTRACTION_CATEGORY.get(answer.error or "", "ResponseError")
+    return Verdict(correct=False, score=0.0, status="extraction_error", expected=expected, got=None,
+                   diff=[DiffRow(label="signature", expected=truth_text, got="(no signature)", ok=False,
+                                 expected_spans=[(0, len(truth_text))])],
+                   explanation=f"{category}: {answer.message or CATEGORY_TEXT[category]}{note}",
+                   details={"category": category})
+
+
+def _unread_text(answer: Answer) -> str | None:
+    """The type text of a reply whose `name ::` is followed by something the parser cannot read."""
+    text = answer.details.get("text") if answer.error == "syntax" else None
+    return text if isinstance(text, str) and text.strip() and len(text) < MAX_UNREAD_KEPT else None
 
 
 def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
@@ -176,12 +260,10 @@ def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
                        diff=[DiffRow(label="signature", expected="(none)", got=str(answer.value), ok=False)])
     name, truth_text = parts
     if not answer.ok:
-        category = EXTRACTION_CATEGORY.get(answer.error or "", "ResponseError")
-        return Verdict(correct=False, score=0.0, status="extraction_error", expected=expected, got=None,
-                       diff=[DiffRow(label="signature", expected=truth_text, got="(no signature)", ok=False,
-                                     expected_spans=[(0, len(truth_text))])],
-                       explanation=f"{category}: {answer.message or CATEGORY_TEXT[category]}",
-                       details={"category": category})
+        unread = _unread_text(answer)
+        if unread is not None and _truth_reads(truth_text):
+            return _by_ghc(instance, truth_text, unread, answer.message or "it does not parse", extraction=answer)
+        return _extraction_verdict(expected, truth_text, answer)
     value = answer.value or {}
     got_text = str(value.get("type", ""))
     got_sig = str(value.get("signature", f"{name} :: {got_text}"))
@@ -198,19 +280,20 @@ def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
         return Verdict(correct=False, score=0.0, status="unknown", expected=expected, got=got_sig,
                        explanation=f"the ground truth does not parse: {exc}",
                        diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False)])
+    bare = bare_classes(got_text)
+    if bare:
+        # ground truths and dependencies written `C => t` are read as `C a => t` (released slips); an
+        # answer is held to Haskell, as GHC holds it in the paper's proof
+        return _syntax_error(expected, got_sig, truth_text, got_text,
+                             f"a constraint without its type variable ('{bare[0]} =>') is not Haskell")
     try:
-        if _bare_constraint(got_text):
-            # ground truths and dependencies written `C => t` are read as `C a => t` (released slips);
-            # an answer is held to Haskell, as GHC holds it in the paper's proof
-            raise HsParseError("a constraint without its type variable ('C =>') is not Haskell")
         given = parse_type(got_text).scheme
     except HsParseError as exc:
-        return Verdict(correct=False, score=0.0, status="wrong", expected=expected, got=got_sig,
-                       diff=[DiffRow(label="signature", expected=truth_text, got=got_text, ok=False,
-                                     got_spans=[(0, len(got_text))])],
-                       explanation=f"SyntaxError: {exc}", details={"category": "SyntaxError"})
+        if not tree_reads(got_text):  # not a type in Haskell's grammar: no proof can be written for it
+            return _syntax_error(expected, got_sig, truth_text, got_text, str(exc))
+        return _by_ghc(instance, truth_text, got_text, str(exc))
     category = classify(truth, given, synonyms)
-    details: dict[str, object] = {"checker": "alpha-equivalence"}
+    details: dict[str, object] = {"checker": "alpha-equivalence", "judged_by": "checker"}
     if answer.details.get("name_mismatch"):
         details["name_mismatch"] = answer.details["name_mismatch"]
     if category is None:
@@ -226,7 +309,48 @@ def _judge(instance: TypeinfInstance, answer: Answer) -> Verdict:
 
 
 def verify_many(items: Sequence[tuple[TypeinfInstance, Answer]]) -> list[Verdict]:
+    """Verdicts for many answers: those the in-process parser cannot read go to GHC first, in one run."""
+    prejudge([key for instance, answer in items for key in _unreadable_keys(instance, answer)])
     return [verify(instance, answer) for instance, answer in items]
+
+
+def _truth_for_ghc(truth_text: str) -> str:
+    """The truth as GHC is given it: a released `C => t` as the parser reads it, `C a => t`."""
+    from core.families.typeinf.types import show_scheme
+
+    return show_scheme(parse_type(truth_text).scheme) if bare_classes(truth_text) else truth_text
+
+
+def _truth_reads(truth_text: str) -> bool:
+    try:
+        parse_type(truth_text)
+    except HsParseError:
+        return False
+    return True
+
+
+def _unreadable_keys(instance: TypeinfInstance, answer: Answer) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The (truth, answer text, dependencies) that `verify` will ask GHC about: each reading's type text
+    that the parser cannot read (without parsing anything twice: parses are memoised)."""
+    parts = truth_parts(instance)
+    if parts is None or not _truth_reads(parts[1]):
+        return []
+    # a reply's hooked text is asked about in any case; a reading that is only a candidate, when the
+    # grammar reads it as one type
+    hooked = _unread_text(answer) if not answer.ok else None
+    released = answer.details.get("released")
+    candidates = [str((answer.value or {}).get("type", "")) if answer.ok else None,
+                  released if isinstance(released, str) else None]
+    texts = ([hooked] if hooked else []) + [t for t in candidates if t and tree_reads(t)]
+    keys = []
+    for text in texts:
+        if not judgeable(text) or bare_classes(text):
+            continue
+        try:
+            parse_type(text)
+        except HsParseError:
+            keys.append((_truth_for_ghc(parts[1]), text, tuple(instance.dependencies)))
+    return keys
 
 
 __all__ = ["verify", "verify_many", "classify", "CATEGORIES", "truth_parts"]
