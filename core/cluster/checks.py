@@ -28,8 +28,12 @@ class CheckCache:
     def __init__(self, tool_cache: Any, family: Family, session: ClusterSession) -> None:
         self.tool_cache = tool_cache if family.requires else None
         self.family = family
-        self.version = json.dumps({"sembench": session.admission.fingerprint,
-                                   "tools": session.family_tools(family)}, sort_keys=True)
+        from core.cluster.remote import family_fingerprint
+
+        version: dict[str, Any] = {"sembench": session.admission.fingerprint, "tools": session.family_tools(family)}
+        if family_fingerprint(family.id):  # a family from outside core: its own files too
+            version["family"] = family_fingerprint(family.id)
+        self.version = json.dumps(version, sort_keys=True)
 
     def key(self, instance: Instance, response: str) -> str:
         from core.tools.cache import cache_key

@@ -31,7 +31,9 @@ class ProgressWriter:
         with self._lock:
             try:
                 if self._conn is None:
-                    self._conn = sqlite3.connect(self.db, timeout=1, check_same_thread=False)
+                    from core.store.schema import bound_queries
+
+                    self._conn = bound_queries(sqlite3.connect(self.db, timeout=1, check_same_thread=False))
                     self._conn.execute("pragma busy_timeout=1000")
                 with self._conn:
                     self._conn.execute("insert or replace into run_progress (run_id, progress, updated) values (?, ?, ?)",

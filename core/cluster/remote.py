@@ -9,6 +9,7 @@ import hashlib
 import os
 import pickle
 import socket
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,21 +18,69 @@ _FINGERPRINT: str | None = None
 _LOCK = threading.Lock()
 
 
+def _tree(label: str, root: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
+    """The files under `root` (or `root` itself), each named `label/relative path`; no bytecode."""
+    if root.is_file():
+        return [(label, root)]
+    files = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (not path.is_file() or "__pycache__" in relative.parts or path.suffix in (".pyc", ".pyo")
+                or relative.parts[0] in skip):
+            continue
+        files.append((f"{label}/{relative.as_posix()}", path))
+    return files
+
+
+def _digest(files: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for label, path in files:
+        digest.update(label.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def verification_files() -> list[tuple[str, Path]]:
+    """Every file of Sembench that takes part in a check, each with the name it is hashed under: all of
+    the `core` package (Python, the Java helpers, the families' data files) and the assets (prompts,
+    corpora; not the workbench's themes). A family registered from outside `core` (SEMBENCH_FAMILIES) has
+    its own files hashed apart, per task (`family_fingerprint`)."""
+    from core.paths import ASSETS
+
+    return [*_tree("core", Path(__file__).resolve().parent.parent), *_tree("assets", ASSETS, skip=("themes",))]
+
+
+_FAMILY_FINGERPRINTS: dict[str, str] = {}
+
+
+def family_fingerprint(family_id: str) -> str:
+    """A hash of the files of a family registered from outside `core` (its package, or its module); ''
+    for the families of `core` (`code_fingerprint` covers them). Each task of that family carries the
+    driver's, and a worker whose copy differs refuses the task."""
+    found = _FAMILY_FINGERPRINTS.get(family_id)
+    if found is None:
+        from core.family import get_family
+
+        module = sys.modules.get(type(get_family(family_id)).__module__)
+        source = Path(getattr(module, "__file__", "") or "").resolve()
+        core_root = Path(__file__).resolve().parent.parent
+        if not source.name or source.is_relative_to(core_root):
+            found = ""
+        else:
+            found = _digest(_tree(f"family:{family_id}", source.parent if source.name == "__init__.py" else source))
+        _FAMILY_FINGERPRINTS[family_id] = found
+    return found
+
+
 def code_fingerprint() -> str:
-    """A hash of the content of every Python file of the `core` package (paths relative to it).
+    """A hash of the content of every file that takes part in a check (`verification_files`), each under
+    its name relative to its tree, so two clones of one commit on two machines agree.
 
     Not core.family_summary.fingerprint(): that one is a local cache's key made of paths and
     modification times, which differ between two clones of the same commit on two machines."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        root = Path(__file__).resolve().parent.parent
-        digest = hashlib.sha256()
-        for path in sorted(root.rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-        _FINGERPRINT = digest.hexdigest()[:16]
+        _FINGERPRINT = _digest(verification_files())
     return _FINGERPRINT
 
 
@@ -99,11 +148,22 @@ class WorkerMismatch(RuntimeError):
     """This worker's code or tools are not those the driver admitted."""
 
 
-def _admitted(expected: dict[str, Any]) -> None:
-    here = {"fingerprint": code_fingerprint(), "tools": tool_versions()}
-    if here != expected:
-        raise WorkerMismatch(f"worker on {socket.gethostname()} runs Sembench code {here['fingerprint']} with "
-                             f"tools {here['tools']}, not {expected['fingerprint']} with {expected['tools']}")
+def _admitted(expected: dict[str, Any], family_id: str) -> None:
+    """This worker runs what the driver admitted: its code fingerprint, the version of each tool the
+    admission settled, and the files of the task's family when it comes from outside `core`."""
+    here = code_fingerprint()
+    if here != expected["fingerprint"]:
+        raise WorkerMismatch(f"worker on {socket.gethostname()} runs Sembench code {here}, not "
+                             f"{expected['fingerprint']} (the driver's)")
+    versions = tool_versions()
+    for tool, version in sorted(expected["tools"].items()):
+        if versions.get(tool) != version:
+            raise WorkerMismatch(f"worker on {socket.gethostname()} has {tool} {versions.get(tool) or 'missing'}, "
+                                 f"not {version or 'missing'} as admitted")
+    family = family_fingerprint(family_id)
+    if family != expected.get("family", ""):
+        raise WorkerMismatch(f"worker on {socket.gethostname()} runs family {family_id}'s code {family or 'of core'}, "
+                             f"not {expected.get('family') or 'of core'} (the driver's)")
 
 
 _PAIRS: Any = None
@@ -212,7 +272,7 @@ def _check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict
     restarted since with other code or tools refuses the task rather than mix verdicts. A family with
     `check_parts` (specs: completeness's mutants) returns, per answer, further parts the driver sends
     as tasks of their own (`run_part`) and combines with the family's `finish_parts`."""
-    _admitted(expected)
+    _admitted(expected, family_id)
     cache = _install_cache()
     from core.family import get_family
 
@@ -233,7 +293,7 @@ def _check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict
 
 def _run_part(family_id: str, expected: dict[str, Any], part: Any) -> dict[str, Any]:
     """One part of an answer's check (a mutant's WP run) as a task of its own."""
-    _admitted(expected)
+    _admitted(expected, family_id)
     cache = _install_cache()
     from core.family import get_family
 

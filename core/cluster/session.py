@@ -13,7 +13,6 @@ Faults:
 
 from __future__ import annotations
 
-import json
 import logging
 import pickle
 import sys
@@ -74,37 +73,48 @@ class Admission:
     admitted: list[str]
     refused: dict[str, str] = field(default_factory=dict)  # worker address -> why
     fingerprint: str = ""
-    tools: dict[str, str | None] = field(default_factory=dict)
+    tools: dict[str, str | None] = field(default_factory=dict)  # the version every admitted worker has
+    # tools the driver lacks and the admitted workers disagree on: tool -> version -> worker addresses
+    undecided: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
-def _differences(info: dict[str, Any], reference: dict[str, Any]) -> str:
+def _differences(info: dict[str, Any], driver: dict[str, Any]) -> str:
+    """Why a worker is refused: its code or a tool the driver has differs from the driver's ('' if none)."""
     if "error" in info:
         return info["error"]
     parts = []
-    if info["fingerprint"] != reference["fingerprint"]:
-        parts.append(f"Sembench code {info['fingerprint']}, not {reference['fingerprint']}")
-    for tool in sorted(set(info["tools"]) | set(reference["tools"])):
-        here, there = info["tools"].get(tool), reference["tools"].get(tool)
+    if info["fingerprint"] != driver["fingerprint"]:
+        parts.append(f"Sembench code {info['fingerprint']}, not {driver['fingerprint']} (this machine's)")
+    for tool in sorted(t for t, v in driver["tools"].items() if v is not None):
+        here, there = info["tools"].get(tool), driver["tools"][tool]
         if here != there:
-            parts.append(f"{tool} {here or 'missing'}, not {there or 'missing'}")
+            parts.append(f"{tool} {here or 'missing'}, not {there} (this machine's)")
     return "; ".join(parts)
 
 
-def admit(infos: dict[str, dict[str, Any]]) -> Admission:
-    """The largest group of workers that agree on code and tool versions is admitted; the rest refused."""
-    groups: dict[str, list[str]] = {}
-    for address, info in infos.items():
-        if "error" in info:
-            continue
-        key = json.dumps([info["fingerprint"], info["tools"]], sort_keys=True)
-        groups.setdefault(key, []).append(address)
-    if not groups:
-        raise UserError("no worker of the cluster can run Sembench: "
-                        + "; ".join(f"{a}: {i['error']}" for a, i in sorted(infos.items())))
-    best = sorted(groups.values(), key=lambda g: (-len(g), sorted(g)))[0]
-    reference = infos[best[0]]
-    refused = {a: _differences(i, reference) for a, i in infos.items() if a not in best}
-    return Admission(sorted(best), refused, reference["fingerprint"], reference["tools"])
+def admit(infos: dict[str, dict[str, Any]], driver: dict[str, Any]) -> Admission:
+    """The workers whose code fingerprint equals the driver's (`driver`: its own `remote.probe()`), and whose
+    version of every tool the driver has is the driver's, are admitted; every other worker is refused,
+    whatever their number. A tool the driver lacks (a laptop without Frama-C driving workers that have
+    it) cannot be judged here: its version is the admitted workers' when they agree, and when they do not,
+    a family that needs it stops (`ClusterSession.require`) rather than let a vote pick one."""
+    refused = {a: why for a, i in infos.items() if (why := _differences(i, driver))}
+    admitted = sorted(a for a in infos if a not in refused)
+    if not admitted:
+        raise UserError("no worker of the cluster runs this machine's Sembench code and tools: "
+                        + "; ".join(f"{a}: {why}" for a, why in sorted(refused.items())))
+    tools = {t: v for t, v in driver["tools"].items() if v is not None}
+    undecided: dict[str, dict[str, list[str]]] = {}
+    lacking = sorted({t for a in admitted for t in infos[a]["tools"]} - set(tools))
+    for tool in lacking:
+        versions: dict[str | None, list[str]] = {}
+        for address in admitted:
+            versions.setdefault(infos[address]["tools"].get(tool), []).append(address)
+        if len(versions) == 1:
+            tools[tool] = next(iter(versions))
+        else:
+            undecided[tool] = {v or "missing": a for v, a in versions.items()}
+    return Admission(admitted, refused, driver["fingerprint"], tools, undecided)
 
 
 class ClusterSession:
@@ -166,13 +176,20 @@ class ClusterSession:
         raw = self.client.run(remote.probe, on_error="return")
         infos = {a: (i if isinstance(i, dict) else {"error": f"cannot run Sembench ({type(i).__name__}: {i})"})
                  for a, i in raw.items()}
-        admission = admit(infos)
+        admission = admit(infos, remote.probe())
         for address, why in sorted(admission.refused.items()):
             self.echo(f"refused worker {address}: {why}")
         return admission
 
     def require(self, family: Family) -> None:
         """The family's tools must be on the admitted workers (the driver need not have them)."""
+        for tool in family.requires:
+            versions = self.admission.undecided.get(tool.name)
+            if versions:
+                where = "; ".join(f"{v} on {', '.join(a)}" for v, a in sorted(versions.items()))
+                raise UserError(f"the workers disagree on {tool.name}'s version ({where}) and this machine has no "
+                                f"{tool.name} to decide which is right: install it here (Debian package "
+                                f"{tool.package}) or give every worker the same one")
         missing = [t for t in family.requires if self.admission.tools.get(t.name) is None]
         if missing:
             tool = missing[0]
@@ -207,18 +224,21 @@ class ClusterSession:
         # a chunk of 2,000 on this driver), not into bytes
         payload = pickle.dumps({"instances": instances, "items": [(inst.id, response) for inst, response in items]},
                                protocol=pickle.HIGHEST_PROTOCOL)
-        return self.client.submit(remote.check_chunk, family.id, self._expected(), payload, pure=False,
+        return self.client.submit(remote.check_chunk, family.id, self._expected(family), payload, pure=False,
                                   retries=RETRIES, **self._restrict())
 
     def submit_part(self, family: Family, part: Any) -> Any:
         """One part of an answer's check (a mutant of specs' completeness) as a task of its own."""
         from core.cluster import remote
 
-        return self.client.submit(remote.run_part, family.id, self._expected(), part, pure=False, retries=RETRIES,
+        return self.client.submit(remote.run_part, family.id, self._expected(family), part, pure=False, retries=RETRIES,
                                   **self._restrict())
 
-    def _expected(self) -> dict[str, Any]:
-        return {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools}
+    def _expected(self, family: Family) -> dict[str, Any]:
+        from core.cluster.remote import family_fingerprint
+
+        return {"fingerprint": self.admission.fingerprint, "tools": self.admission.tools,
+                "family": family_fingerprint(family.id)}
 
     def _restrict(self) -> dict[str, Any]:
         # Restricted to the admitted workers only when some were refused: a restriction names addresses,

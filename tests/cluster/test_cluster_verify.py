@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, cluster_env, start_cluster, wait_for_workers, worker_address, worker_busy
+from cluster_support import REPO, cluster_env, start_cluster, wait_for_workers, worker_busy
 
 from core.family import get_family
 from core.instance import Snapshot
@@ -87,17 +87,22 @@ def _toy_snapshot(db: Path, name: str, count: int, poison: bool) -> list:
     return instances
 
 
-def test_a_worker_with_other_code_is_refused_by_name(cluster, tmp_path: Path) -> None:
-    """`sembench worker` on a copy of the code with one line changed: it reports its tools and joins, and
-    the driver refuses it by name before sending anything; the others do the work."""
+def test_workers_with_another_java_helper_are_refused_though_they_outnumber_the_drivers(tmp_path: Path) -> None:
+    """Two workers (`sembench worker --nworkers 2`) run a copy of Sembench whose Java compile service has
+    annotation processing turned back on (no Python file changed); one worker runs the driver's code.
+    The two are refused by name before anything is sent, though they agree with each other and outnumber
+    the honest one, which does all the work."""
+    cluster = start_cluster(["honest"], tmp_path)
     odd = tmp_path / "odd"
-    shutil.copytree(REPO / "core", odd / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    with (odd / "core" / "cluster" / "remote.py").open("a") as handle:
-        handle.write("# another version of Sembench\n")
+    for tree in ("core", "assets"):
+        shutil.copytree(REPO / tree, odd / tree, ignore=shutil.ignore_patterns("__pycache__"))
+    java = odd / "core" / "families" / "imports" / "java" / "CompileService.java"
+    java.write_text(java.read_text().replace('"-proc:none", ', ""))
     log = (tmp_path / "odd.log").open("wb")
     env = cluster_env(PYTHONPATH=f"{odd}{os.pathsep}{REPO}")
-    worker = subprocess.Popen([sys.executable, "-m", "core", "worker", cluster.address, "--name", "odd"], env=env,
-                              cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    worker = subprocess.Popen([sys.executable, "-m", "core", "worker", cluster.address, "--name", "odd",
+                               "--nworkers", "2"], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True)
     try:
         wait_for_workers(cluster.address, 3)
         fam = get_family("toysum")
@@ -109,14 +114,24 @@ def test_a_worker_with_other_code_is_refused_by_name(cluster, tmp_path: Path) ->
                                         str(tmp_path / "i.jsonl"), "--answers", str(tmp_path / "a.jsonl"),
                                         "--format", "json", "--cluster", cluster.address),
                               env=cluster_env(), cwd=REPO, capture_output=True, text=True, timeout=300)
-        odd_address = worker_address(cluster.address, "odd")
+        odd_addresses = sorted(a for a, name in _worker_names(cluster.address).items() if name != "honest")
     finally:
         cluster.kill(worker)
+        cluster.close()
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["n"] == len(instances)
-    refused = [line for line in done.stderr.splitlines() if line.startswith("refused worker")]
-    assert refused == [f"refused worker {odd_address}: Sembench code {refused[0].split('code ')[1]}"]
+    refused = sorted(line for line in done.stderr.splitlines() if line.startswith("refused worker"))
+    assert len(odd_addresses) == 2, odd_addresses
+    assert [line.split(": ")[0] for line in refused] == [f"refused worker {a}" for a in odd_addresses], done.stderr
+    assert all(" Sembench code " in line and "(this machine's)" in line for line in refused), refused
     assert "sembench worker: code " in (tmp_path / "odd.log").read_text()
+
+
+def _worker_names(address: str) -> dict[str, str]:
+    from distributed import Client
+
+    with Client(address, timeout="10s") as client:
+        return {a: str(w.get("name")) for a, w in client.scheduler_info(n_workers=-1)["workers"].items()}
 
 
 def test_a_run_survives_a_killed_worker_and_names_the_answer_that_kills_workers(cluster, tmp_path: Path) -> None:
