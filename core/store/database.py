@@ -17,7 +17,9 @@ class Database:
     """`execute`/`executemany` on the connection, `table_names()`; `conn` for transactions."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+        from core.store.schema import bound_queries
+
+        self.conn = bound_queries(conn)  # no statement runs without a bound (core.store.schema)
 
     def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> sqlite3.Cursor:
         return self.conn.execute(sql) if parameters is None else self.conn.execute(sql, parameters)

@@ -56,6 +56,11 @@ def db_fault(path: Path | str, exc: BaseException) -> UserError:
                 f"on an ordinary file system; {ANOTHER_DB.removeprefix('or ')}")
     elif "disk i/o" in low or "full" in low:
         what = f"the disk failed or is full ({text}); free space or {ANOTHER_DB.removeprefix('or ')}"
+    elif low == "interrupted":
+        from core.store.schema import QUERY_LIMIT_S
+
+        what = (f"a query ran {QUERY_LIMIT_S:g} s and was stopped (a database of millions of attempts takes far "
+                f"less; this one may not be Sembench's); {ANOTHER_DB.removeprefix('or ')}")
     elif "newer than this sembench" in low:
         what = text
     else:

@@ -16,9 +16,13 @@ from core.store.faults import LOCK_WAIT_S, db_fault, path_fault, stored_json
 
 
 def _check_readable(db: Database, path: Path) -> None:
-    """Touch the schema so a truncated or foreign file fails here, with a clear message."""
+    """Touch the schema so a truncated or foreign file fails here, with a clear message, and refuse a file
+    whose objects are not Sembench's (a view or a trigger can run any query: core.store.schema)."""
+    from core.store.schema import check_schema
+
     try:
         db.execute("select count(*) from sqlite_master").fetchone()
+        check_schema(db.conn, path)
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc) or "malformed" in str(exc):
             raise UserError(f"not a usable SQLite database ({exc})", file=str(path)) from None
@@ -31,16 +35,19 @@ def is_snapshots_database(path: Path) -> bool:
     so nothing is ever written to it; a file that cannot be read that way is not called one."""
     if not path.is_file():
         return False
+    from core.store.schema import bound_queries, check_schema
+
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_S)
+        conn = bound_queries(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_S))
     except (sqlite3.Error, ValueError):
         return False
     try:
+        check_schema(conn, path)  # a file that is not Sembench's is no snapshots database (its opener says why)
         tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
         if not {"snapshots", "instances"} <= tables or "attempts" in tables:
             return False
         return conn.execute("select count(*) from snapshots").fetchone()[0] > 0
-    except sqlite3.Error:
+    except (sqlite3.Error, UserError):
         return False
     finally:
         conn.close()

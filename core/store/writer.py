@@ -91,8 +91,10 @@ class AttemptWriter:
     # -- the writer thread ---------------------------------------------------------------------------
     def _run(self) -> None:
         try:
-            conn: sqlite3.Connection | None = sqlite3.connect(
-                self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
+            from core.store.schema import bound_queries
+
+            conn: sqlite3.Connection | None = bound_queries(sqlite3.connect(
+                self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None))
             conn.execute(f"pragma busy_timeout={self.busy_timeout_ms}")
             # No fsync per commit: in WAL mode a committed transaction survives the process dying
             # (only a power loss or an OS crash can take the last ones).
