@@ -101,12 +101,19 @@ def list_runs(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 def create_run(conn: sqlite3.Connection, run_id: str, *, snapshot: str, family: str, solver: str, samples: int,
                options: dict[str, Any], total: int) -> None:
     with conn:
-        conn.execute(
-            "insert into runs (id, snapshot, family, solver, samples, options, created, finished, status, total,"
-            " pid, host, heartbeat) values (?, ?, ?, ?, ?, ?, ?, null, 'running', ?, ?, ?, ?)",
-            [run_id, snapshot, family, solver, samples, json.dumps(options), now_iso(), total, os.getpid(), HOST,
-             now_iso()],
-        )
+        insert_run(conn, run_id, snapshot=snapshot, family=family, solver=solver, samples=samples, options=options,
+                   total=total)
+
+
+def insert_run(conn: sqlite3.Connection, run_id: str, *, snapshot: str, family: str, solver: str, samples: int,
+               options: dict[str, Any], total: int) -> None:
+    """The run's row, running in this process, in the caller's transaction."""
+    conn.execute(
+        "insert into runs (id, snapshot, family, solver, samples, options, created, finished, status, total,"
+        " pid, host, heartbeat) values (?, ?, ?, ?, ?, ?, ?, null, 'running', ?, ?, ?, ?)",
+        [run_id, snapshot, family, solver, samples, json.dumps(options), now_iso(), total, os.getpid(), HOST,
+         now_iso()],
+    )
 
 
 def claim_run(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
