@@ -50,7 +50,7 @@ def test_runs_replaced_by_a_view_over_an_endless_query_is_refused_with_one_line(
     ("create trigger on_attempt after insert on attempts begin delete from runs; end",
      "a trigger 'on_attempt' that Sembench does not make"),
     ("create table loot (x)", "a table 'loot' that Sembench does not make"),
-        ("create view \"\x1b]52;c;aGk=\x07v\" as select 1", "a view '\\u001b]52;c;aGk=\\u0007v' that Sembench does not make"),
+    ("create view \"\x1b]52;c;aGk=\x07v\" as select 1", "a view '\\u001b]52;c;aGk=\\u0007v' that Sembench does not make"),
 ])
 def test_objects_sembench_does_not_make_are_refused_by_name(tmp_path: Path, statement: str, says: str) -> None:
     db = _made(tmp_path / "log.db", statement)
