@@ -6,6 +6,7 @@ through `core.store.Workspace`.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -53,6 +54,11 @@ class SembenchApp(App[None]):
         super().__init__()
         from tui.state import WorkbenchState, load_state
 
+        # No animations unless asked for (TEXTUAL_ANIMATIONS): a tab's underline gliding to its place
+        # repainted the screen a dozen times after each tab key, CPU that the next key waited for.
+        if not os.environ.get("TEXTUAL_ANIMATIONS"):
+            self.animation_level = "none"
+
         # Where the workbench was left (tui.state); `--fresh` starts from the defaults.
         self.saved = WorkbenchState() if fresh else load_state()
         self.snapshots_path = Path(snapshots) if snapshots else None
@@ -71,6 +77,7 @@ class SembenchApp(App[None]):
         self.revealed: set[str] = set()
         # The browser's current list, which the instance view's `]`/`[` walk (tui.listing).
         self.listing = InstanceList()
+        self._instance_screen: Any = None  # the instance screen kept for the next Enter (open_instance)
 
     @property
     def log_path(self) -> Path:
@@ -218,31 +225,51 @@ class SembenchApp(App[None]):
 
         def load() -> None:
             if isinstance(self.screen, BrowserScreen):
-                self.screen.load_snapshot(name)
+                self.screen.open_snapshot(name)
 
         self._pop_to_browser(load)
+
+    def load_instance(self, snapshot: str, instance_id: str) -> tuple[Any, Any]:
+        """(family, instance) of one snapshot row; raises when it is missing or does not parse."""
+        from core.family import get_family
+
+        data = self.workspace.store_for(snapshot).instance_data(snapshot, instance_id)
+        if data is None:
+            raise UserError(f"instance {instance_id} is not in snapshot {snapshot}")
+        family = get_family(str(data.get("family")))
+        return family, family.parse_instance(data)
 
     def open_instance(self, snapshot: str, instance_id: str, tab: str = "problem") -> None:
         """Push the instance screen; a snapshot row that does not parse is a notification. Only from the
         browser (or with nothing but the browser open): a second Enter before the first instance screen is
         up must not stack another one."""
-        from core.family import get_family
         from tui.screens.browser import BrowserScreen
         from tui.screens.instance import InstanceScreen
 
         if not isinstance(self.screen, BrowserScreen):
             return
         try:
-            store = self.workspace.store_for(snapshot)
-            data = store.instance_data(snapshot, instance_id)
-            if data is None:
-                raise UserError(f"instance {instance_id} is not in snapshot {snapshot}")
-            family = get_family(str(data.get("family")))
-            instance = family.parse_instance(data)
+            family, instance = self.load_instance(snapshot, instance_id)
         except Exception as exc:
             self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8, markup=False)
             return
-        self.push_screen(InstanceScreen(family, instance, snapshot, tab=tab))
+        # The instance screen is kept (installed) when left, and shows the next instance of its family in
+        # place: composing it anew cost Enter most of its time. A screen busy with a request (or a draft
+        # kept for this instance) is left alone and a new one is made.
+        kept = self._instance_screen
+        if (kept is not None and kept.family.id == family.id and kept not in self.screen_stack
+                and kept.swappable(snapshot, instance_id)):
+            kept.swap(family, instance, snapshot)
+            kept.open_on(tab)
+            self.push_screen(kept)
+            return
+        screen = InstanceScreen(family, instance, snapshot, tab=tab)
+        if kept is not None and kept not in self.screen_stack:
+            self.uninstall_screen(kept)
+        if kept is None or kept not in self.screen_stack:
+            self.install_screen(screen, name=f"instance-{id(screen)}")
+            self._instance_screen = screen
+        self.push_screen(screen)
 
     def solve_with(self, spec: str) -> None:
         from tui.screens.instance import InstanceScreen

@@ -64,6 +64,7 @@ class SnapshotTable:
     rows: list[Row] = field(default_factory=list)
     marked: set[str] = field(default_factory=set)  # the browser's space-marked ids
     notes: dict[str, Any] = field(default_factory=dict)  # instance id -> core.store.notes.Note
+    _formatted: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)  # id -> feature cells
 
     @property
     def columns(self) -> list[str]:
@@ -75,7 +76,10 @@ class SnapshotTable:
         # the marks lead the "#" cell: space-marked, bookmarked
         mark = (MARK if row.id in self.marked else "") + (BOOKMARK if note is not None and note.bookmarked else "")
         solvers = f"{row.n_solvers}/{len(row.by)}" if row.by else ""
-        return (f"{mark} {row.idx}" if mark else str(row.idx), row.id, status, *(fmt_value(row.features.get(f)) for f in self.features), solvers)
+        features = self._formatted.get(row.id)
+        if features is None:  # formatted once per row: a list is shown again after each sort and filter
+            features = self._formatted[row.id] = tuple(fmt_value(row.features.get(f)) for f in self.features)
+        return (f"{mark} {row.idx}" if mark else str(row.idx), row.id, status, *features, solvers)
 
     def update_summary(self, summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None) -> None:
         for row in self.rows:

@@ -10,12 +10,15 @@ from core.trace import Trace
 
 
 class TraceReady(Message):
-    """A trace to step: the ground truth's, or an attempt's answer (with the reference beside it)."""
+    """A trace to step: the ground truth's, or an attempt's answer (with the reference beside it).
+    `instance_id`: whose (the instance view swaps instances in place: a late trace of the last one is dropped)."""
 
-    def __init__(self, trace: Trace | None, source: str, error: str | None = None) -> None:
+    def __init__(self, trace: Trace | None, source: str, error: str | None = None,
+                 instance_id: str | None = None) -> None:
         self.trace = trace
         self.source = source
         self.error = error
+        self.instance_id = instance_id
         super().__init__()
 
 
@@ -44,9 +47,10 @@ class SolveCancelled(Message):
 class AttemptLoaded(Message):
     """An attempt from History, ready for the Verdict and Step tabs."""
 
-    def __init__(self, attempt: Any, trace: Trace | None) -> None:
+    def __init__(self, attempt: Any, trace: Trace | None, instance_id: str | None = None) -> None:
         self.attempt = attempt
         self.trace = trace
+        self.instance_id = instance_id
         super().__init__()
 
 

@@ -193,7 +193,8 @@ async def test_solve_choices_persist_for_the_session(make_app, workbench, monkey
         screen.set_focus(None)
         await pilot.press("escape")
         await settle(pilot)
-        app.open_instance(MEMBERSHIP_SNAPSHOT, workbench.membership[1].id, tab="solve")
+        # Another family's instance: a new instance screen (one of the same family is shown in the kept one)
+        app.open_instance(CASCADE_SNAPSHOT, workbench.cascade[1].id, tab="solve")
         await settle(pilot)
         again = app.screen
         assert again is not screen and again.panel.choice == "model:openai"

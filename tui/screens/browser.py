@@ -100,6 +100,9 @@ class BrowserScreen(SembenchScreen):
         self.marked: set[str] = set()
         self.notes: dict[str, Note] = {}  # instance id -> the researcher's bookmark, tags and note
         self.last_run_solver = "baseline"
+        # (snapshot, attempts marker, solver scope) of the counts the table shows, to skip redrawing it
+        # when a look at the log finds nothing new.
+        self._summary_shown: tuple[str, int | None, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -171,9 +174,13 @@ class BrowserScreen(SembenchScreen):
                 "solver_scope": self.solver, "sort_column": self.sort_column, "sort_reverse": self.sort_reverse}
 
     def on_screen_resume(self) -> None:
-        if self.table is not None:  # a bookmark or a note may have been written on the instance view
+        if self.table is not None:
+            # A bookmark or a note may have been written on the instance view: the list is drawn again
+            # only then (for 1,600 rows that is a frame's worth of work that `escape` waited for).
+            before = self.notes
             self.reload_notes()
-            self.apply(keep_cursor=True)
+            if self.notes != before:
+                self.apply(keep_cursor=True)
             self._cursor_to_walked()
         # At start, and back from an instance (or runs): solved/attempted marks may have changed; a worker
         # looks, after the screen is painted (start-up never waits on the log database).
@@ -231,7 +238,8 @@ class BrowserScreen(SembenchScreen):
             self._fill_solvers()
             self._apply_summary()
         elif self.app.summary is not None and self.table is not None:
-            self._apply_summary()  # unchanged in the log, but this table may have been loaded before it
+            if self._summary_shown != (self.table.snapshot, self.app.summary_marker, self.solver):
+                self._apply_summary()  # unchanged in the log, but this table may have been loaded before it
         else:
             self.apply(keep_cursor=True)
         if self._summary_again:
@@ -241,6 +249,7 @@ class BrowserScreen(SembenchScreen):
     def _apply_summary(self) -> None:
         if self.table is not None and self.app.summary is not None:
             self.table.update_summary(summary_for(self.app.summary, self.solver), self.app.summary)
+            self._summary_shown = (self.table.snapshot, self.app.summary_marker, self.solver)
             self.apply(keep_cursor=True)
 
     def _fill_solvers(self) -> None:
@@ -328,6 +337,22 @@ class BrowserScreen(SembenchScreen):
             self.load_snapshot(name)
         self.query_one("#instances", VirtualTable).focus()
 
+    def open_snapshot(self, name: str) -> None:
+        """Open `name` as if picked in the list (the command palette's "Open snapshot"): its instances,
+        the list's cursor on its row (so that Enter there opens it, not the one before) and the focus on
+        its instance table."""
+        self.load_snapshot(name)
+        if self.table is None or self.table.snapshot != name:
+            return  # could not be opened: said already
+        snapshots = self.query_one("#snapshots", DataTable)
+        if name not in snapshots.rows:  # hidden by the family filter
+            with self.prevent(Select.Changed):
+                self.query_one("#family-filter", Select).clear()
+            self.fill_snapshots()
+        if name in snapshots.rows:
+            snapshots.move_cursor(row=snapshots.get_row_index(name))
+        self.query_one("#instances", VirtualTable).focus()
+
     def load_snapshot(self, name: str) -> None:
         snap = next((s for s, _ in self.snapshots if s.name == name), None)
         if snap is None:
@@ -352,6 +377,7 @@ class BrowserScreen(SembenchScreen):
                 self.gone = None  # said once, on the snapshot opened in its place
         table.marked = self.marked
         self.table = table
+        self._summary_shown = (name, self.app.summary_marker, self.solver) if self.app.summary is not None else None
         self.reload_notes()
         if self.sort_column not in table.columns:
             self.sort_column, self.sort_reverse = None, False

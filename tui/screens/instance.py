@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -42,6 +42,7 @@ from tui.screens.base import SembenchScreen
 from tui.widgets.diff import verdict_renderable
 from tui.widgets.footer import Footer
 from tui.widgets.problem import meta_line, prompt_renderable
+from tui.widgets.rendered import Rendered
 from tui.widgets.solve import (
     HUMAN,
     AnswerFormat,
@@ -146,6 +147,7 @@ class InstanceScreen(SembenchScreen):
         self._leaving = False
         self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
         self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
+        self._styles_as_of: int | None = None  # the app's stylesheet version when this screen was last left
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
         if trail:  # the breadcrumb: where this instance was opened from
             self.sub_title = " › ".join((*trail, instance.id))
@@ -157,13 +159,7 @@ class InstanceScreen(SembenchScreen):
     # -- layout ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        values = self.family.feature_values(self.instance)
-        title = Text.assemble((f"{self.family.id} ", "bold magenta"), (f"{self.instance.id}  ", "bold"))
-        place = self.position()
-        if place is not None:
-            title.append(f"{place[0] + 1} of {place[1]}  ", style="bold cyan")
-        title.append_text(meta_line(self.instance, self.family.visible_features(), values))
-        yield Static(title, id="instance-title")
+        yield Static(self._title(), id="instance-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane(TITLES["problem"], id="problem"), VerticalScroll(id="problem-scroll"):
                 yield Static(self._note_text(), id="note-view")
@@ -192,16 +188,25 @@ class InstanceScreen(SembenchScreen):
                 yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
+    def _title(self) -> Text:
+        values = self.family.feature_values(self.instance)
+        title = Text.assemble((f"{self.family.id} ", "bold magenta"), (f"{self.instance.id}  ", "bold"))
+        place = self.position()
+        if place is not None:
+            title.append(f"{place[0] + 1} of {place[1]}  ", style="bold cyan")
+        title.append_text(meta_line(self.instance, self.family.visible_features(), values))
+        return title
+
     def _structured(self) -> Any:
         try:
             assert self.view.problem is not None
-            return self.view.problem(self.family, self.instance, self.truth)
+            return Rendered(self.view.problem(self.family, self.instance, self.truth))
         except Exception as exc:  # a view bug shows as text, not a crash
             return Text(f"cannot render the structured view: {type(exc).__name__}: {exc}", style="red")
 
     def _prompt(self) -> Any:
         try:
-            return prompt_renderable(self.family.prompt(self.instance, self.family.prompt_styles[0]))
+            return Rendered(prompt_renderable(self.family.prompt(self.instance, self.family.prompt_styles[0])))
         except Exception as exc:
             return Text(f"cannot render the prompt: {exc}", style="red")
 
@@ -223,8 +228,14 @@ class InstanceScreen(SembenchScreen):
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses
+        self._styles_as_of = self.app._css_update_count
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
+        # Pushed again (a kept screen, tui.app.open_instance): Textual restyles every node of a pushed
+        # screen (its own handler runs after this one), which cost Enter as much as composing it. Nothing
+        # changes a kept screen's styles while it is away but a new stylesheet (a theme): then it does.
+        if event is not None and self._styles_as_of == self.app._css_update_count:
+            event.refresh_styles = False
         self.panel.set_shown(self.active_tab == "solve")
         self.refresh_history()  # attempts may have been written meanwhile (a run, another screen)
 
@@ -394,10 +405,58 @@ class InstanceScreen(SembenchScreen):
 
         def go() -> None:
             app.listing.current = target  # back in the browser: on that row
+            if self.swappable(snapshot, target):
+                try:
+                    family, instance = app.load_instance(snapshot, target)
+                except Exception as exc:
+                    self.notify(f"cannot open {target}: {exc}", severity="error", timeout=8, markup=False)
+                    return
+                self.swap(family, instance, snapshot)
+                return
             app.pop_screen()
             app.open_instance(snapshot, target, tab=tab)
 
         self.leave(go)
+
+    def swappable(self, snapshot: str | None, target: str) -> bool:
+        """Whether this screen can show `target` in place (`swap`): nothing in flight or typed here,
+        nothing kept for it (a session's screens, a request or a human answer go through a new screen)."""
+        return (type(self) is InstanceScreen and self.is_attached and not self.panel.running
+                and not self._detached and self.panel.current_draft() is None
+                and f"{snapshot or ''}\x00{target}" not in self.app.drafts)
+
+    def swap(self, family: Family, instance: Instance, snapshot: str | None) -> None:
+        """Show another instance of the same family here (`]`/`[`, and Enter in the browser once an
+        instance was open): building a new screen (some ninety widgets composed, styled and laid out) cost
+        every such key several frames. The trace comes from a worker as on opening."""
+        self.workers.cancel_group(self, "trace")
+        self.family, self.instance, self.snapshot = family, instance, snapshot
+        self.view = view_for(family.id)
+        self.initial_attempt = None
+        self.truth = None
+        self.answer_trace = None
+        self.showing = "truth"
+        self.current = None
+        self.history = []
+        self.marked = []
+        self._human_sent = False
+        self._leaving = False
+        self.sub_title = f"{family.id} · {self.snapshot or 'file'} · {instance.id}"
+        self.query_one("#instance-title", Static).update(self._title())
+        structured = self._structured()
+        self.query_one("#note-view", Static).update(self._note_text())
+        self.query_one("#structured", Static).update(structured)
+        self.query_one("#prompt", Static).update(self._prompt())
+        self.query_one("#problem-scroll", VerticalScroll).scroll_home(animate=False)
+        self.stepper.rebind(instance)
+        self.query_one("#step-source", Static).update(Text("tracing…", style="dim italic"))
+        self.panel.rebind(AnswerFormat.of(family, instance), structured)
+        self.query_one("#verdict-view", Static).update(verdict_renderable(None))
+        self.query_one("#verdict-scroll", VerticalScroll).scroll_home(animate=False)
+        self.refresh_history()
+        self._sync_answering()
+        self.panel.set_shown(self.active_tab == "solve")
+        self.compute_truth()
 
     def _note_text(self) -> Text:
         if self.snapshot is None:
@@ -437,6 +496,14 @@ class InstanceScreen(SembenchScreen):
         from tui.screens.notes import edit_note
 
         edit_note(self, self.snapshot, self.instance.id, self._refresh_note)
+
+    def open_on(self, tab: str) -> None:
+        """A kept screen opened again (tui.app.open_instance): on `tab`, as a new one would open."""
+        tab = tab if tab in TABS else "problem"
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active != tab:
+            tabs.active = tab
+        self._focus_tab(tab)
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
@@ -561,16 +628,22 @@ class InstanceScreen(SembenchScreen):
         self.query_one("#step-source", Static).update(text)
         self.refresh_bindings()
 
-    @work(thread=True, group="trace", exit_on_error=False)
     def compute_truth(self) -> None:
+        self._trace_truth(self.family, self.instance)
+
+    @work(thread=True, group="trace", exit_on_error=False)
+    def _trace_truth(self, family: Family, instance: Instance) -> None:
         try:
-            trace = self.family.trace(self.instance)
+            trace = family.trace(instance)
         except Exception as exc:
-            self.post_message(TraceReady(None, "ground truth", error=f"{type(exc).__name__}: {exc}"))
+            self.post_message(TraceReady(None, "ground truth", error=f"{type(exc).__name__}: {exc}",
+                                         instance_id=instance.id))
             return
-        self.post_message(TraceReady(trace, "ground truth"))
+        self.post_message(TraceReady(trace, "ground truth", instance_id=instance.id))
 
     def on_trace_ready(self, message: TraceReady) -> None:
+        if message.instance_id not in (None, self.instance.id):
+            return  # the instance this was traced for was left (`]`/`[` swap instances in place)
         if message.error:
             self.notify(f"cannot trace this instance: {message.error}", severity="error", markup=False)
             self.query_one("#step-source", Static).update(Text(f"no trace: {message.error}", style="red"))
@@ -579,7 +652,7 @@ class InstanceScreen(SembenchScreen):
         # A family view may use the trace for what it cannot compute cheaply (e.g. rendered code).
         structured = self._structured()
         self.query_one("#structured", Static).update(structured)
-        self.query_one("#human-problem-view", Static).update(self._structured())
+        self.query_one("#human-problem-view", Static).update(structured)
         if self.showing == "truth":
             self._show_truth()
         elif self.answer_trace is not None:
@@ -748,7 +821,7 @@ class InstanceScreen(SembenchScreen):
     def show_attempt(self, view: AttemptView, trace: Trace | None) -> None:
         self.current = view
         try:
-            shown = verdict_renderable(view, self.family, self.view)
+            shown = Rendered(verdict_renderable(view, self.family, self.view))
         except Exception as exc:  # a verdict written by another version: say so, do not crash
             shown = Text(f"cannot show {view.title}: {type(exc).__name__}: {exc}", style="red")
         self.query_one("#verdict-view", Static).update(shown)
@@ -853,21 +926,36 @@ class InstanceScreen(SembenchScreen):
             self.open_attempt(row)
 
     def open_attempt(self, row: dict[str, Any]) -> None:
-        self.load_attempt(AttemptView.from_row(row))
+        """The attempt's verdict at once; its answer's trace (which may take seconds) follows in Step."""
+        view = AttemptView.from_row(row)
+        self.show_attempt(view, None)
+        if view.answer is not None:
+            self.query_one("#step-source", Static).update(
+                Text(f"tracing the answer of {view.title}…", style="dim italic"))
+        self.action_show_tab("verdict")
+        self.load_attempt(view)
+
+    def load_attempt(self, view: AttemptView) -> None:
+        self._trace_attempt(self.family, self.instance, view)
 
     @work(thread=True, group="trace", exit_on_error=False)
-    def load_attempt(self, view: AttemptView) -> None:
+    def _trace_attempt(self, family: Family, instance: Instance, view: AttemptView) -> None:
         trace = None
         if view.answer is not None:
             try:
-                trace = self.family.trace(self.instance, view.answer)
+                trace = family.trace(instance, view.answer)
             except Exception:
                 trace = None
-        self.post_message(AttemptLoaded(view, trace))
+        self.post_message(AttemptLoaded(view, trace, instance_id=instance.id))
 
     def on_attempt_loaded(self, message: AttemptLoaded) -> None:
-        self.show_attempt(message.attempt, message.trace)
-        self.action_show_tab("verdict")
+        if message.instance_id not in (None, self.instance.id) or self.current is not message.attempt:
+            return  # another instance or attempt was opened meanwhile
+        if message.trace is not None:
+            self.answer_trace = (message.trace, message.attempt.title)
+            self._show_answer_trace()
+        else:
+            self._update_step_source()
         self.notify(f"{message.attempt.title} opened in Verdict and Step", markup=False)
 
     # -- debugging a rejection: copy, export, re-ask ---------------------------------------------------

@@ -15,6 +15,7 @@ keep working while the request runs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,7 @@ class Draft:
     left_at: float | None = None
 
 
+@functools.cache
 def editor_language(language: str) -> str | None:
     """The answer language if the editor can highlight it (a tree-sitter grammar is installed), else None."""
     if not language or language == "text":
@@ -359,6 +361,34 @@ class SolvePanel(Vertical):
                              "Send with ctrl+s.", style="yellow"))
             self._show_timer()
             self.post_message(HumanProgress(True))
+
+    def rebind(self, answer_format: AnswerFormat, problem: RenderableType | None) -> None:
+        """Another instance in this panel (the instance view swaps instances in place; only while nothing
+        runs and nothing typed is unsent): its answer format and problem, a fresh status and an empty
+        reply. The solver chosen and its options stay, as they do from screen to screen."""
+        self.format = answer_format
+        self.template = answer_format.template
+        self.problem = problem
+        self.draft = None
+        self._text.clear()
+        self._reasoning.clear()
+        self._sent_text = None
+        self._pending_text = None
+        self.query_one("#human-problem-view", Static).update(problem if problem is not None else "")
+        self.query_one("#stream", Static).update("")
+        editor = self.query_one("#human-answer", TextArea)
+        editor.placeholder = answer_format.placeholder
+        language = editor_language(answer_format.language)
+        if editor.language != language:
+            editor.language = language
+        self.end_human()
+        self._reset_editor()
+        choice = self.choice
+        if choice == HUMAN and self._shown:
+            self.begin_human()
+        self.status(self.hint(choice))
+        if choice == HUMAN:
+            self._show_timer()
 
     # -- solver choice ---------------------------------------------------------------------------
     @property

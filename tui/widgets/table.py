@@ -30,6 +30,8 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", show=True),
         Binding("up", "cursor_up", "Up", show=False),
         Binding("down", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),  # as in lazygit, k9s and vi
+        Binding("j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "first", "First", show=False),
@@ -221,6 +223,8 @@ class RowTable(DataTable):
     BINDINGS = [
         Binding("home", "scroll_top", "First", show=False),
         Binding("end", "scroll_bottom", "Last", show=False),
+        Binding("k", "cursor_up", "Up", show=False),  # as in lazygit, k9s and vi
+        Binding("j", "cursor_down", "Down", show=False),
     ]
 
     async def _on_idle(self, event: events.Idle) -> None:

@@ -67,6 +67,16 @@ class StepperView(Widget, can_focus=True):
         self.refresh(layout=True)
         self.call_after_refresh(self.scroll_active_into_view)
 
+    def rebind(self, instance: Instance) -> None:
+        """Another instance (the instance view swaps instances in place): nothing to step until its trace
+        comes (`show`)."""
+        self.instance = instance
+        self.trace = None
+        self.source = "ground truth"
+        self.playing = False
+        self.set_reactive(StepperView.index, 0)
+        self.refresh(layout=True)
+
     @property
     def count(self) -> int:
         if self.trace is None:
