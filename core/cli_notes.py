@@ -24,14 +24,20 @@ def _workspace(ctx: click.Context) -> Any:
     return ws
 
 
-def _print_rows(rows: list[dict[str, Any]], columns: list[str], title: str) -> None:
+def _print_rows(rows: list[dict[str, Any]], columns: list[str], title: str, whole: tuple[str, ...] = ()) -> None:
+    """A table of `rows`; the `whole` columns (ids: what a person copies from it) are never cut nor
+    wrapped, however narrow the terminal: the others give way."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=title)
     for column in columns:
-        table.add_column(column)
+        if column in whole:
+            widest = max([len(column), *(len(str(row.get(column, ""))) for row in rows)])
+            table.add_column(column, no_wrap=True, min_width=widest)
+        else:
+            table.add_column(column)
     for row in rows:  # text from notes and ids is shown as written, never read as markup
         table.add_row(*(Text(str(row.get(c, ""))) for c in columns))
     Console().print(table)
@@ -58,7 +64,8 @@ def register(cli: click.Group) -> None:
         for row in rows:
             row["bookmarked"] = "*" if row["bookmarked"] else ""
             row["tags"] = " ".join(row["tags"])
-        _print_rows(rows, ["snapshot", "instance_id", "bookmarked", "tags", "note", "updated"], "notes")
+        _print_rows(rows, ["snapshot", "instance_id", "bookmarked", "tags", "note", "updated"], "notes",
+                    whole=("snapshot", "instance_id"))
 
     @notes_group.command("add")
     @click.option("--snapshot", required=True)

@@ -109,6 +109,11 @@ class SembenchApp(App[None]):
         from tui.screens.instance import InstanceScreen
 
         update: dict[str, Any] = {"solve_prefs": dict(self.solve_prefs)}
+        if not self._running:
+            # Shutting down: the screens are being taken apart (a closed terminal, a quit); what they
+            # showed while running stands.
+            self.saved = self.saved.model_copy(update=update)
+            return self.saved
         stack = self.screen_stack
         browser = next((s for s in stack if isinstance(s, BrowserScreen)), None)
         if browser is not None and browser.is_mounted:

@@ -105,3 +105,17 @@ def test_compare_refuses_runs_that_share_nothing(tmp_path, log_db) -> None:
     bad = CliRunner().invoke(cli, ["compare", run_a, "run-nope"])
     assert bad.exit_code == 2 and "run-nope" in bad.output
     LogStore(log_db).close()
+
+
+def test_notes_list_at_80_columns_never_cuts_an_id(tmp_path, log_db) -> None:
+    """The instance id is what a person copies from the list: whole at 80 columns, however long the note
+    and tags beside it (they wrap instead)."""
+    insts = _membership_snapshot(tmp_path, 2)
+    for inst in insts:
+        _invoke("notes", "add", "--snapshot", "mine", "--id", inst.id, "--bookmark", "--tag", "recursion-heavy",
+                "--tag", "short-circuit", "the probe's third sub-list is where the model loses track " * 2)
+    result = CliRunner().invoke(cli, ["notes", "list"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    for inst in insts:
+        assert inst.id in result.output, result.output

@@ -96,6 +96,10 @@ class InstanceScreen(SembenchScreen):
     # the header to one line, so the editor stays on screen (the Problem tab still has it all).
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (20, "-tall")]
     BINDINGS = [
+        # escape leaves a text field first; straight after that, leaving the instance takes escape twice
+        # more (a reflexive double escape stays here), which the footer says (check_action picks one)
+        Binding("escape", "leave_editor", "Leave editor"),
+        Binding("escape", "back_twice", "Back: esc again"),
         Binding("escape", "back", "Back"),
         # Digits switch tabs from every widget that does not take them as text (all but the text fields).
         Binding("1", "show_tab('problem')", "Problem", group=TABS_GROUP),
@@ -148,6 +152,7 @@ class InstanceScreen(SembenchScreen):
         self._human_sent = False  # a human answer to this instance was sent (now or before): nothing to hide
         self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self._styles_as_of: int | None = None  # the app's stylesheet version when this screen was last left
+        self._from_editor = False  # escape just left a text field: the next escape only says how to leave
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
         if trail:  # the breadcrumb: where this instance was opened from
             self.sub_title = " › ".join((*trail, instance.id))
@@ -310,10 +315,18 @@ class InstanceScreen(SembenchScreen):
             return False
         if action in ("move", "bookmark", "edit_note") and isinstance(self.focused, Input | TextArea):
             return False  # typed into the field, never suggested
+        in_field = isinstance(self.focused, Input | TextArea)
+        if action == "leave_editor":
+            return in_field
+        if action == "back_twice":
+            return not in_field and self._from_editor
+        if action == "back":
+            return not in_field and not self._from_editor
         return True
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        self._from_editor = False  # another tab chosen: escape is Back again
         self.refresh_bindings()
         self.panel.set_shown((event.pane.id or "") == "solve")
 
@@ -377,9 +390,25 @@ class InstanceScreen(SembenchScreen):
         self.app.push_screen(ConfirmScreen(question), answered)
 
     # -- actions ---------------------------------------------------------------------------------
+    def action_leave_editor(self) -> None:
+        """Out of the text field (escape never loses typing); leaving the instance now takes escape twice."""
+        self.query_one("#tabs", TabbedContent).query_one(Tabs).focus()
+        self._from_editor = True
+        self.refresh_bindings()
+
+    def action_back_twice(self) -> None:
+        self._from_editor = False
+        self.refresh_bindings()
+        self.notify("Out of the editor. escape again goes back to the browser.", timeout=3)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if self._from_editor and isinstance(event.widget, Input | TextArea):
+            self._from_editor = False  # back in a field: its escape leaves it again
+            self.refresh_bindings()
+
     def action_back(self) -> None:
         if isinstance(self.focused, Input | TextArea):  # leave the editor first: escape never loses typing
-            self.query_one("#tabs", TabbedContent).query_one(Tabs).focus()
+            self.action_leave_editor()
             return
         self.leave(self.app.pop_screen)
 
@@ -441,6 +470,7 @@ class InstanceScreen(SembenchScreen):
         self.marked = []
         self._human_sent = False
         self._leaving = False
+        self._from_editor = False
         self.sub_title = f"{family.id} · {self.snapshot or 'file'} · {instance.id}"
         self.query_one("#instance-title", Static).update(self._title())
         structured = self._structured()

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.rule import Rule
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -261,6 +262,17 @@ def listing_line(listings: list[Any], error: str | None) -> Text:
         else:
             text.append(f"{len(listing.models)} model(s) listed", style="dim")
     return text
+
+
+def stream_renderable(reasoning: str, answer: str) -> RenderableType:
+    """A reply as it streams: the model's reasoning under a labelled rule, then a rule and the answer, so
+    the one never runs into the other (as Verdict shows them, in panels of their own)."""
+    if not reasoning:
+        return Text(answer)
+    return Group(Rule(Text(" model reasoning ", style="bold magenta"), style="magenta", align="left"),
+                 Text(reasoning, style="dim italic"),
+                 Rule(Text(" answer ", style="bold green"), style="green", align="left"),
+                 Text(answer if answer else "(not started yet)", style="" if answer else "dim"))
 
 
 class SolverSelect(Select[str]):
@@ -719,12 +731,7 @@ class SolvePanel(Vertical):
 
     def flush(self) -> None:
         self._flush_pending = False
-        shown = Text()
-        if self._reasoning:
-            shown.append("".join(self._reasoning), style="dim italic")
-            shown.append("\n\n")
-        shown.append("".join(self._text))
-        self.query_one("#stream", Static).update(shown)
+        self.query_one("#stream", Static).update(stream_renderable("".join(self._reasoning), "".join(self._text)))
         self.query_one("#stream-box", VerticalScroll).scroll_end(animate=False)
 
     def finished(self, message: Text | str, human: bool = False, sent: bool = True) -> None:

@@ -1,0 +1,68 @@
+"""Where a person looks while debugging: the streaming reply keeps reasoning and answer apart; escape out
+of the editor never lands in the browser by reflex."""
+
+from __future__ import annotations
+
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle
+from test_tui_human import pick
+from textual.widgets import TextArea
+
+from tui.screens.browser import BrowserScreen
+from tui.screens.instance import InstanceScreen
+from tui.widgets.solve import HUMAN
+
+
+async def open_instance(app, pilot, workbench, tab: str = "problem") -> InstanceScreen:
+    app.open_instance(MEMBERSHIP_SNAPSHOT, workbench.membership[0].id, tab=tab)
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, InstanceScreen)
+    return screen
+
+
+async def test_streaming_reply_separates_reasoning_from_answer(make_app, workbench) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_instance(app, pilot, workbench, tab="solve")
+        panel = screen.panel
+        panel.delta("reasoning", "First the length: three items, so the second branch.")
+        panel.delta("text", "FINAL-ANSWER True")
+        panel.flush()
+        await pilot.pause()
+        lines = render_text(app).splitlines()
+        label = next(i for i, line in enumerate(lines) if "model reasoning" in line)
+        thought = next(i for i, line in enumerate(lines) if "three items" in line)
+        answer_rule = next(i for i, line in enumerate(lines) if " answer " in line and "─" in line)
+        final = next(i for i, line in enumerate(lines) if "FINAL-ANSWER True" in line)
+        assert label < thought < answer_rule < final  # a labelled rule between them: never run together
+        assert "three items" not in lines[final]
+
+
+async def test_escape_from_the_editor_never_lands_in_the_browser_by_reflex(make_app, workbench) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_instance(app, pilot, workbench, tab="solve")
+        await pick(pilot, screen, HUMAN)
+        assert isinstance(app.focused, TextArea)
+        assert "esc Leave editor" in render_text(app).splitlines()[-1]  # the footer says what escape does
+        await pilot.press(*"maybe")
+        await pilot.press("escape", "escape")  # out of the editor, and a reflexive second press
+        await settle(pilot)
+        assert app.screen is screen and not isinstance(app.focused, TextArea)
+        await pilot.press("escape")  # asked for: back to the browser
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+
+
+async def test_after_leaving_the_editor_the_footer_says_escape_twice(make_app, workbench) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_instance(app, pilot, workbench, tab="solve")
+        await pick(pilot, screen, HUMAN)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "esc Back: esc again" in render_text(app).splitlines()[-1]
+        await pilot.press("1")  # another tab: escape is plain Back again
+        await pilot.pause()
+        footer = render_text(app).splitlines()[-1]
+        assert "esc Back" in footer and "esc again" not in footer
