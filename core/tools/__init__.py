@@ -63,6 +63,7 @@ def run(
     keep: Callable[[ToolResult], bool] | None = None,
     key_extra: object = None,
     workdir: Path | None = None,
+    reads: Sequence[str] = (),
 ) -> ToolResult:
     """Run `tool` with `args` (the executable is resolved by `require`) on `files` in a private directory.
 
@@ -71,7 +72,8 @@ def run(
     nor a result `keep` refuses (an outcome the machine's load decided, e.g. a prover's time-out inside
     a run that finished: cached, it would answer every later run, on any machine, the same way).
     `workdir` (a directory the caller owns, e.g. holding a prebuilt library) disables the cache, since
-    its contents are not part of the key. A run the machine failed (EnvironmentFault: see
+    its contents are not part of the key. `reads`: host paths a confined run reads besides the system's
+    and the tool's own `Tool.reads` (core.tools.sandbox). A run the machine failed (EnvironmentFault: see
     core.tools.process) raises, and is never cached.
     """
     from core.tools.cache import ToolCache, cache_key, current
@@ -91,7 +93,8 @@ def run(
         if hit is not None:
             return hit
     result = execute(argv, files, timeout_s=timeout_s, memory_mb=memory_mb, cpu_s=cpu_s, stdin=stdin, env=env,
-                     collect=collect, workdir=workdir, confine=tool.confine)  # type: ignore[arg-type]
+                     collect=collect, workdir=workdir, confine=tool.confine,  # type: ignore[arg-type]
+                     reads=[*tool.reads, *reads])
     if store is not None and (cache_timeouts or not result.timed_out) and (keep is None or keep(result)):
         store.put(key, tool.name, tool.version(), result)
     return result

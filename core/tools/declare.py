@@ -29,6 +29,9 @@ class Tool:
     # core.tools.sandbox: "program" runs programs built from its input (always confined, or refused),
     # "tool" reads untrusted text (confined where bubblewrap runs), None runs as it is
     confine: str | None = None
+    # host paths (globs allowed) a confined run of it reads besides the system's (/usr, /lib*, the dynamic
+    # linker's files): a package database under /var, a JDK's configuration under /etc
+    reads: tuple[str, ...] = field(default=(), compare=False)
 
     def path(self) -> str | None:
         return shutil.which(self.executable)

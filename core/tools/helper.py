@@ -36,12 +36,12 @@ class HelperTimeout(HelperError):
 class Helper:
     """One long-lived process. `argv` is started in `workdir` (a private temporary directory by default),
     in its own session; `ready` (optional) is a line the helper prints once it can take requests.
-    `confine` as for a Tool (core.tools.sandbox); it dies with sembench (kill -9 included)."""
+    `confine` and `reads` as for a Tool (core.tools.sandbox); it dies with sembench (kill -9 included)."""
 
     def __init__(self, argv: Sequence[str], *, workdir: Path | None = None, memory_mb: int | None = None,
                  start_timeout_s: float = 60.0, ready: str | None = None,
                  env: dict[str, str] | None = None, on_start: Callable[[Helper], None] | None = None,
-                 confine: sandbox.Confine | None = None) -> None:
+                 confine: sandbox.Confine | None = None, reads: Sequence[str] = ()) -> None:
         self.argv = list(argv)
         self.workdir = workdir
         self.memory_mb = memory_mb
@@ -50,6 +50,7 @@ class Helper:
         self.env = env
         self.on_start = on_start
         self.confine = confine
+        self.reads = list(reads)
         self.starts = 0  # how many times the process was (re)started
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
@@ -71,17 +72,21 @@ class Helper:
         if self._tmp is None:
             self._tmp = private_directory("sembench-helper-")
         cwd = self.workdir or self._tmp / "work"
-        writable = [self._tmp, *([self.workdir] if self.workdir is not None else [])]
         self._lines = queue.Queue()
-        full = command(self.argv, writable, cwd, self.confine, level, self.memory_mb, None)
+        env = {**(self.env or {}), **({"TMPDIR": str(self._tmp / "tmp")} if level is None else {})}
+        full = command(self.argv, self._tmp, cwd, self.confine, level, self.memory_mb, None,
+                       writable=[self.workdir] if self.workdir is not None else [], reads=self.reads, env=env)
         # Started from a thread that lives as long as the process: PR_SET_PDEATHSIG (which bwrap's
         # --die-with-parent uses too) fires when the *thread* that started a process ends, and a helper
         # outlives the worker thread of its first request.
-        self._proc = _SPAWNER.submit(
-            subprocess.Popen, full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
-            env={**os.environ, **(self.env or {}), "TMPDIR": str(self._tmp / "tmp"), **full.env},
-        ).result()
+        try:
+            self._proc = _SPAWNER.submit(
+                subprocess.Popen, full.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True,
+                env=full.env if full.replace_env else {**os.environ, **full.env}, pass_fds=full.pass_fds,
+            ).result()
+        finally:
+            full.close()
         self.starts += 1
         proc = self._proc
         threading.Thread(target=self._pump, args=(proc, self._lines), daemon=True).start()

@@ -3,35 +3,55 @@
 Two levels, chosen by the tool's declaration (`Tool.confine`):
 
 - "program": the tool runs a program built from an answer or an imported file (E-ACSL harnesses, test
-  inputs, mutants, differential testing). Read-only root, the private directory the only writable place,
-  a private /tmp, fresh /dev and /proc, every namespace unshared (no network), killed with its parent;
-  as root, the sandbox runs as `nobody`, because the
-  kernel never applies a process limit (RLIMIT_NPROC) to root. Where bubblewrap cannot run, such a run
-  is refused (EnvironmentFault, one line saying why) unless the user allowed unconfined runs
-  (`--unsandboxed`, or SEMBENCH_UNSANDBOXED=1).
-- "tool": a compiler or prover that reads untrusted text (Frama-C, GHC, javac): the same confinement
-  under the user's own id when bubblewrap runs here, else unconfined (it executes nothing from its input).
+  inputs, mutants, differential testing). It sees the system directories read-only and nothing else of
+  the machine; its input files are copied into a private /tmp of a fixed size (its only writable place,
+  counted against its memory limit); every namespace unshared (no network, no host socket); an
+  environment of PATH, LANG, TMPDIR and HOME only; killed with its parent; as root, the sandbox runs as
+  `nobody`, because the kernel never applies a process limit (RLIMIT_NPROC) to root. Where bubblewrap
+  cannot run, such a run is refused (EnvironmentFault, one line saying why) unless the user allowed
+  unconfined runs (`--unsandboxed`, or SEMBENCH_UNSANDBOXED=1).
+- "tool": a compiler or prover that reads untrusted text (Frama-C, GHC, javac): the same view and
+  environment, plus what the tool itself reads (`Tool.reads`, and paths its caller names), with its
+  private directory bound writable at its own path; under the user's own id when bubblewrap runs here,
+  else unconfined (it executes nothing from its input).
+
+bwrap itself is started with the same small environment: its process inside the sandbox (pid 1 of the
+sandbox's pid namespace) is readable there through /proc/1/environ.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from core.errors import EnvironmentFault
+from core.tools import seccomp
 
 Confine = Literal["program", "tool"]
 ENV_UNSANDBOXED = "SEMBENCH_UNSANDBOXED"
 NOBODY = 65534
 PROCESSES = 64  # per sandbox (a user namespace of its own counts its processes apart)
 FILE_MB = 64  # largest file a confined program may write
-INSIDE = "/tmp/sembench-"  # where a program sees its writable directories (inside its private /tmp)
+PROGRAM_TMP_MB = 64  # a program's private /tmp: all it can write, counted against its memory limit
+TOOL_TMP_MB = 16  # a tool's /tmp (it writes to its private directory, its TMPDIR)
+PROGRAM_MEMORY_MB = 2048  # a program's memory limit when its caller names none
+TOOL_DATA_MB = 4096  # a tool's data limit when its caller names no address-space limit (GHC, the JVM)
+WORK = "/tmp/sembench"  # a program's directory (its working directory and HOME) inside the sandbox
+PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
+LANG_INSIDE = "C.UTF-8"
+# What every confined run sees, read-only: the system's programs and libraries, and the dynamic
+# linker's configuration. The top-level directories that merged-/usr systems make symlinks into /usr
+# are made the same symlinks (bound when they are real directories).
+SYSTEM = ("/usr",)
+MERGED = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d")
 _PROBES: dict[tuple[str, bool], str] = {}
 _LOCK = threading.Lock()
 
@@ -58,20 +78,61 @@ def as_nobody() -> bool:
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def _flags(binds: Sequence[str], cwd: str, die_with_parent: bool = True, private_tmp: bool = True) -> list[str]:
-    # later mounts go over earlier ones: the private directories are bound after /tmp becomes a tmpfs.
+def host_env() -> dict[str, str]:
+    """The environment bwrap (and setpriv) start with: nothing of the user's."""
+    return {"PATH": PATH_INSIDE, "LANG": LANG_INSIDE}
+
+
+def system_view(reads: Sequence[str] = ()) -> list[str]:
+    """bwrap arguments for the read-only system view, plus `reads` (host paths or globs, bound read-only
+    at their own paths where they exist)."""
+    args: list[str] = []
+    for top in SYSTEM:
+        args += ["--ro-bind", top, top]
+    for top in MERGED:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for path in ETC:
+        args += ["--ro-bind-try", path, path]
+    seen: set[str] = set()
+    for pattern in reads:
+        for path in sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]:
+            if path not in seen and os.path.lexists(path) and not _covered(path):
+                seen.add(path)
+                args += ["--ro-bind", path, path]
+    return args
+
+
+def _covered(path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in SYSTEM)
+
+
+def _common(die_with_parent: bool, tmp_mb: int) -> list[str]:
     # No --new-session: the runner already starts bwrap in a session of its own, without a terminal (so
     # no TIOCSTI), and a second one would take the sandbox out of the process group the runner kills.
-    # A tool (compiler, prover) keeps the read-only view of /tmp: what it reads (a folder being imported,
-    # a cache) may live there; it writes only to its private directory, its TMPDIR.
-    tmp = ["--tmpfs", "/tmp"] if private_tmp else []
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *tmp, *binds,
-            "--unshare-all", *(["--die-with-parent"] if die_with_parent else []), "--chdir", cwd]
+    # A user namespace of its own in which no further one can be made (a nested one could mount a tmpfs
+    # of any size), and no capability in it (as root, bwrap would keep them).
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+            *(["--die-with-parent"] if die_with_parent else []), "--clearenv",
+            "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
 
 
-def _prefix(bwrap: str, binds: Sequence[str], cwd: str, program: bool, die_with_parent: bool = True) -> list[str]:
-    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if program and as_nobody() else []
-    return [*drop, bwrap, *_flags(binds, cwd, die_with_parent, private_tmp=program), "--"]
+def _sealed() -> list[str]:
+    # last: the root (bwrap's own tmpfs) and /dev become read-only, so the sized /tmp (and, for a tool,
+    # its private directory) is all a run can write
+    return ["--remount-ro", "/dev", "--remount-ro", "/"]
+
+
+def _setenv(env: Mapping[str, str]) -> list[str]:
+    return [arg for name, value in env.items() for arg in ("--setenv", name, value)]
+
+
+def _drop(program: bool) -> list[str]:
+    if program and as_nobody():
+        return [shutil.which("setpriv") or "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    return []
 
 
 def problem(program: bool = True) -> str:
@@ -84,14 +145,16 @@ def problem(program: bool = True) -> str:
     with _LOCK:
         if key in _PROBES:
             return _PROBES[key]
-    binds = ["--bind", "/tmp", f"{INSIDE}0"] if program else []  # a tool's view has no private /tmp to bind in
-    argv = [*_prefix(bwrap, binds, "/", program), "true"]
+    wrapped = wrap(["true"], level="program" if program else "tool", private=None, cwd=Path("/"))
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20, errors="replace")
+        done = subprocess.run(wrapped.argv, capture_output=True, text=True, timeout=20, errors="replace",
+                              env=wrapped.env, pass_fds=wrapped.pass_fds)
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1].rstrip(".")
         reason = "" if done.returncode == 0 else f"bubblewrap cannot run here ({said}; are user namespaces disabled?)"
     except (OSError, subprocess.TimeoutExpired) as exc:
         reason = f"bubblewrap cannot run here ({exc})"
+    finally:
+        wrapped.close()
     with _LOCK:
         _PROBES[key] = reason
     return reason
@@ -113,55 +176,64 @@ def mode(confine: Confine | None) -> Confine | None:
 
 @dataclass
 class Wrapped:
-    """A command line to start, and environment variables to set for it."""
+    """A command line to start, the whole environment to start it with, and the file descriptors it
+    inherits (closed in the parent by `close()` once it has started)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    pass_fds: tuple[int, ...] = ()
+    replace_env: bool = False  # env is the whole environment (confined), not additions to sembench's
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.pass_fds = ()
 
 
-def wrap(inner: Sequence[str], writable: Sequence[Path], cwd: Path, level: Confine,
+def wrap(inner: Sequence[str], *, level: Confine, private: Path | None, cwd: Path, writable: Sequence[Path] = (),
+         inputs: Mapping[str, Path] | None = None, reads: Sequence[str] = (), env: Mapping[str, str] | None = None,
          die_with_parent: bool = True) -> Wrapped:
-    """`inner` (already carrying its limits) run inside the sandbox in `cwd`; `writable` are the only
-    places it may write. A tool sees them at their own paths; a program at /tmp/sembench-N (nothing
-    outside is named to it), with its private /tmp as TMPDIR. `die_with_parent` off for long-lived
-    helpers (see core.tools.helper)."""
+    """`inner` (already carrying its limits) run inside the sandbox.
+
+    A tool runs in `cwd` with `private` (its TMPDIR is `private/tmp`, also its HOME) and `writable` bound
+    writable at their own paths. A program gets copies of `inputs` (name -> host file) in WORK, its
+    working directory and HOME, inside its sized private /tmp; nothing of the host is writable to it
+    and no host path is named to it. `reads` are further host paths a tool reads (bound read-only);
+    `env` the variables it needs besides PATH, LANG, TMPDIR and HOME. `die_with_parent` off for
+    long-lived helpers (see core.tools.helper)."""
     bwrap = shutil.which("bwrap") or "bwrap"
-    if level == "tool":
-        binds = [arg for w in writable for arg in ("--bind", str(w), str(w))]
-        return Wrapped([*_prefix(bwrap, binds, str(cwd), False, die_with_parent), *inner])
-    if as_nobody():
-        for directory in writable:
-            _give(directory)
-    binds = [arg for i, w in enumerate(writable) for arg in ("--bind", str(w), f"{INSIDE}{i}")]
-    inside = str(cwd)
-    for i, w in enumerate(writable):
-        if cwd == w or cwd.is_relative_to(w):
-            inside = f"{INSIDE}{i}/{cwd.relative_to(w)}".rstrip("/.")
-            break
-    return Wrapped([*_prefix(bwrap, binds, inside, True, die_with_parent), *inner], {"TMPDIR": "/tmp"})
-
-
-def program_root(root: Path) -> Path:
-    """Where a program's private directory goes: `root` (TMPDIR), unless the sandbox runs as `nobody`
-    and cannot reach it (a directory of root's own, mode 0700, on the way): then the system's /tmp."""
-    if not as_nobody():
-        return root
-    for directory in [root, *root.parents]:
-        try:
-            if not os.stat(directory).st_mode & 0o001:
-                return Path("/tmp")
-        except OSError:
-            return root
-    return root
-
-
-def _give(directory: Path) -> None:
-    """The private directory (and what is in it) writable by the unprivileged sandbox user."""
-    for path in [directory, *directory.rglob("*")]:
-        try:
-            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
-        except OSError:
-            pass
+    program = level == "program"
+    fds: list[int] = []
+    args = [*_common(die_with_parent, PROGRAM_TMP_MB if program else TOOL_TMP_MB), *system_view(reads)]
+    if program:
+        inside = {"PATH": PATH_INSIDE, "LANG": LANG_INSIDE, "TMPDIR": "/tmp", "HOME": WORK, **(env or {})}
+        args += ["--dir", WORK]
+        made = {WORK}
+        for name, source in sorted((inputs or {}).items()):
+            target = f"{WORK}/{name}"
+            for parent in reversed(Path(target).parents):
+                if str(parent).startswith(WORK + "/") and str(parent) not in made:
+                    made.add(str(parent))
+                    args += ["--dir", str(parent)]
+            fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+            fds.append(fd)
+            args += ["--file", str(fd), target]
+        args += ["--chdir", WORK]
+    else:
+        tmp = str(private / "tmp") if private is not None else "/tmp"
+        inside = {"PATH": PATH_INSIDE, "LANG": LANG_INSIDE, "TMPDIR": tmp, "HOME": tmp, **(env or {})}
+        for path in [*([private] if private is not None else []), *writable]:
+            args += ["--bind", str(path), str(path)]
+        args += ["--chdir", str(cwd)]
+    filter_fd = seccomp.filter_fd(program)
+    if filter_fd is not None:
+        fds.append(filter_fd)
+        args += ["--seccomp", str(filter_fd)]
+    argv = [*_drop(program), bwrap, *args, *_setenv(inside), *_sealed(), "--", *inner]
+    return Wrapped(argv, host_env(), tuple(fds), replace_env=True)
 
 
 def pdeathsig_prefix() -> list[str]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from core.families.imports.javabuild import helper_classes
-from core.families.imports.paths import classpath
+from core.families.imports.paths import classpath, library_jars
 from core.families.imports.snippet import isolate_package
 from core.families.imports.tools import JAVA, JAVAC
 from core.tools import Helper, HelperError, ToolResult, cache_key, current
@@ -69,8 +69,10 @@ def service() -> Helper:
         if _SERVICE is None:
             classes = helper_classes()
             java = JAVA.require()
+            # it compiles answers: confined, reading its classes and the library jars besides the JDK
             _SERVICE = Helper([java, *JVM_OPTIONS, "-cp", str(classes), "CompileService", classpath()],
-                              ready="ready", start_timeout_s=120, confine="tool")  # it compiles answers
+                              ready="ready", start_timeout_s=120, confine="tool",
+                              reads=[*JAVA.reads, str(classes), *(str(jar) for jar in library_jars())])
             atexit.register(_SERVICE.close)
         return _SERVICE
 

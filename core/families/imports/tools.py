@@ -11,6 +11,7 @@ JAVAC = Tool(
     version_args=("-version",),
     version_pattern=r"javac (\S+)",
     confine="tool",  # confined where bubblewrap runs (docs/sandbox.md)
+    reads=("/etc/alternatives", "/etc/java-*"),  # /usr/bin/javac links through alternatives; the JDK's conf
     note="compiles the knowledge-base extractor and the compile service; checks snippets with imports",
 )
 JAVA = Tool(
@@ -19,5 +20,6 @@ JAVA = Tool(
     package="openjdk-17-jdk-headless",
     version_args=("-version",),
     version_pattern=r'version "([^"]+)"',
+    reads=("/etc/alternatives", "/etc/java-*"),  # when it runs confined (the compile service)
     note="runs the knowledge-base extractor and the long-lived compile service",
 )

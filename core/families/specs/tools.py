@@ -17,7 +17,9 @@ from core.errors import EnvironmentFault
 from core.tools import Tool, run
 
 # Frama-C reads the answer (gcc's preprocessor included): confined where bubblewrap runs (docs/sandbox.md)
+# (it loads its plugins through OCaml's findlib, which reads its configuration in /etc)
 FRAMAC = Tool("frama-c", "frama-c", "frama-c-base", version_args=("-version",), confine="tool",
+              reads=("/etc/ocamlfind.conf", "/etc/ocamlfind.conf.d"),
               note="Frama-C WP (deductive verification) and E-ACSL (runtime contract checks)")
 WHY3 = Tool("why3", "why3", "why3", version_args=("--version",), note="prover platform used by WP")
 CVC4 = Tool("cvc4", "cvc4", "cvc4", note="SMT prover (first choice)")

@@ -10,5 +10,6 @@ GHC = Tool(
     package="ghc",
     version_args=("--numeric-version",),
     confine="tool",  # reads answers (and imported files): confined where bubblewrap runs (docs/sandbox.md)
+    reads=("/var/lib/ghc",),  # Debian's global package database (/usr/lib/ghc/package.conf.d links there)
     note="validates the corpus and generated tasks; proves answers equal to the ground truth (Refl / subsumption)",
 )

@@ -192,41 +192,73 @@ def test_a_read_only_or_full_tmpdir_is_named_not_a_verdict(tmp_path, env) -> Non
             subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def _marked(mark: str) -> list[str]:
-    """The command lines of live processes whose environment holds `mark`."""
-    found = []
+def _stat(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()
+
+
+def _descendants(root: int) -> dict[tuple[int, str], str]:
+    """The live processes descended from `root` (a confined tool runs with an empty environment, so its
+    ancestry is what tells it), keyed by pid and start time, with their command lines."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int(_stat(int(entry.name))[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    members, grew = {root}, True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in members and pid not in members:
+                members.add(pid)
+                grew = True
+    found = {}
+    for pid in members - {root}:
         try:
-            if mark.encode() in (entry / "environ").read_bytes() and \
-                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-        except OSError:
+            fields = _stat(pid)
+            if fields[0] != "Z":
+                found[(pid, fields[19])] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+                    errors="replace")
+        except (OSError, IndexError):
             continue
     return found
+
+
+def _alive(processes: dict[tuple[int, str], str]) -> list[str]:
+    """Which of `processes` still run (the same pid with the same start time, not a zombie)."""
+    left = []
+    for (pid, started), line in processes.items():
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        if fields[19] == started and fields[0] != "Z":
+            left.append(line)
+    return left
 
 
 @pytest.mark.framac
 def test_kill_9_leaves_no_tool_alive_and_the_next_start_sweeps_its_directories(tmp_path, env) -> None:
     instances, answers = _one_answer(tmp_path, env, hard=True)
-    mark = f"SEMBENCH_KILL_{uuid.uuid4().hex}"
     proc = subprocess.Popen([sys.executable, "-m", "core", "verify", "specs", "--instances", str(instances),
-                             "--answers", str(answers)], env={**env, mark: "1"}, cwd=REPO,
+                             "--answers", str(answers)], env=env, cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while True:  # WP's provers at work (not the set-up's `z3 --version`)
-            running = _marked(mark)
-            if any("frama-c" in line and " -wp " in line for line in running) and \
-                    any(("z3" in line or "cvc4" in line) and "-version" not in line for line in running):
+            running = _descendants(proc.pid)
+            lines = list(running.values())
+            if any("frama-c" in line and " -wp " in line for line in lines) and \
+                    any(("z3" in line or "cvc4" in line) and "-version" not in line for line in lines):
                 break
-            assert proc.poll() is None and time.monotonic() < deadline, f"no prover started: {running}"
+            assert proc.poll() is None and time.monotonic() < deadline, f"no prover started: {lines}"
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         time.sleep(2)
-        assert _marked(mark) == [], f"tools outlived sembench (running at the kill: {running})"
+        assert _alive(running) == [], f"tools outlived sembench (running at the kill: {lines})"
     finally:
         if proc.poll() is None:
             proc.kill()
