@@ -279,7 +279,7 @@ def known_secrets() -> tuple[str, ...]:
     # times per request of a run (the usage, the cache entry, the stored row): ~7 µs each the long way.
     last = _watch["last"]
     if (last is not None and now < last[0] and secrets.registered_state() == last[1]
-            and secrets.env_values(last[2]) == last[3]):
+            and secrets.env_secret_names() == last[5] and secrets.env_values(last[2]) == last[3]):
         return last[4]  # type: ignore[no-any-return]
     env = os.environ
     where = secrets.env_values(_PATH_VARS)
@@ -312,9 +312,10 @@ def known_secrets() -> tuple[str, ...]:
             pass
         _watch["values"] = values
     known = secrets.known()
-    names = _PATH_VARS + _watch["vars"] + secrets.STANDARD_KEY_VARS
+    secret_names = secrets.env_secret_names()
+    names = _PATH_VARS + _watch["vars"] + secrets.STANDARD_KEY_VARS + secret_names
     _watch["last"] = (_watch["checked"] + CONFIG_STAT_EVERY_S, secrets.registered_state(), names,
-                      secrets.env_values(names), known)
+                      secrets.env_values(names), known, secret_names)
     return known
 
 

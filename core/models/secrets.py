@@ -12,19 +12,27 @@ server sent. When the stored copy of a reply would contain a secret (a server ec
 stored copy has it replaced by MARK, the attempt records which fields were redacted, and the reply is not
 put into the response cache (a cache replay must be exactly what the server sent).
 
-The secrets known to a process are the keys in the standard variables (OPENAI_API_KEY, ANTHROPIC_API_KEY)
-and every key an `Endpoint` was built with (`register`); `core.models.config.known_secrets()` adds the
-keys the config file names (its `api_key`, or the variable its `api_key_env` names).
+The secrets known to a process are the keys in the standard variables (OPENAI_API_KEY, ANTHROPIC_API_KEY),
+every key an `Endpoint` was built with (`register`), and every value of the user's environment that looks
+like a secret: a variable whose name holds KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL, with a value of at
+least MIN_ENV_SECRET_CHARS characters that passes `is_secret` and is not a path of this machine (what a
+program run for an answer prints is data, and would otherwise carry such a value into a verdict);
+`core.models.config.known_secrets()` adds the keys the config file names (its `api_key`, or the variable
+its `api_key_env` names).
 A whole secret and any WINDOW-character piece of one (servers echo partial keys: "sk-abc...xyz") is
 replaced, in any letter case: a server that echoes the key lower-cased or upper-cased gives the key away
-as surely as an exact copy (case is matched by folding the text and the key alike, see `_fold`). A
-reversed copy, or one otherwise re-encoded (base64, spaced out), is not looked for: docs/keys.md.
+as surely as an exact copy (case is matched by folding the text and the key alike, see `_fold`); so are
+its reversed copy and its base64 encodings (standard and URL-safe, at each of the three alignments a
+key can have in an encoded stream: `forms`). Other re-encodings (spaced out, hex) are not looked for:
+docs/keys.md.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import os
+import re
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -33,12 +41,18 @@ MIN_SECRET_CHARS = 16
 MIN_DISTINCT = 6
 WINDOW = 12  # any piece of a secret this long is redacted too
 ANCHOR = WINDOW // 2  # every WINDOW-long piece contains one of the key's ANCHOR-aligned slices
+# A reversed or encoded form of a secret is redacted whole and in pieces this long (twice the window:
+# half the slices to look for, so that the forms cost less than three times the key alone)
+FORM_WINDOW = 2 * WINDOW
 MARK = "[redacted key]"
 # Placeholders from local servers' documentation that are long enough to pass the length rule.
 PLACEHOLDERS = frozenset({"sk-no-key-required"})
 
 # The variables providers read keys from by default (core.models.config.API_KEY_ENV's values).
 STANDARD_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+# Other variables of the user's environment whose values are taken for secrets (see the module docstring).
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+MIN_ENV_SECRET_CHARS = 20
 
 _lock = threading.Lock()
 _registered: set[str] = set()
@@ -86,15 +100,45 @@ def _encoded(names: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(encode(name) for name in names) if encode else names
 
 
+_names_memo: dict[str, Any] = {"keys": None, "names": ()}
+
+
+def env_secret_names() -> tuple[str, ...]:
+    """The names of the environment's variables that may hold a secret (SECRET_NAME), the standard key
+    variables aside. Cheap to call often: worked out again only when the set of variables changes."""
+    data = getattr(os.environ, "_data", None)
+    keys = tuple(data) if isinstance(data, dict) else tuple(os.environ)
+    if keys == _names_memo["keys"]:
+        return _names_memo["names"]  # type: ignore[no-any-return]
+    decoded = (os.fsdecode(k) if isinstance(k, bytes) else k for k in keys)
+    names = tuple(sorted(n for n in decoded if SECRET_NAME.search(n) and n not in STANDARD_KEY_VARS))
+    _names_memo.update(keys=keys, names=names)
+    return names
+
+
+def is_env_secret(value: str | None) -> bool:
+    """Whether a value of a secret-named variable is a secret: long enough, varied enough, and not a
+    path of this machine (a variable naming a key file names where a secret is, it is not one)."""
+    if not isinstance(value, str) or len(value.strip()) < MIN_ENV_SECRET_CHARS or not is_secret(value):
+        return False
+    try:
+        return not os.path.lexists(value.strip())
+    except (OSError, ValueError):
+        return True
+
+
 def known() -> tuple[str, ...]:
-    """Every secret this process knows: registered keys and those in the standard variables now."""
-    env = env_values(STANDARD_KEY_VARS)
+    """Every secret this process knows: registered keys, those in the standard variables now, and the
+    secret-looking values of the environment (module docstring)."""
+    names = env_secret_names()
+    env = env_values(STANDARD_KEY_VARS + names)
     with _lock:
-        memo_key = (len(_registered), env)  # keys are only ever added, so the count tells a change
+        memo_key = (len(_registered), names, env)  # keys are only ever added, so the count tells a change
         if _known_memo["key"] == memo_key:
             return _known_memo["value"]  # type: ignore[no-any-return]
         found = set(_registered)
     found.update(k.strip() for k in map(os.environ.get, STANDARD_KEY_VARS) if is_secret(k))
+    found.update(v.strip() for v in map(os.environ.get, names) if is_env_secret(v))
     value = tuple(sorted(found, key=len, reverse=True))
     with _lock:
         _known_memo.update(key=memo_key, value=value)
@@ -117,35 +161,52 @@ def _folded_key(key: str) -> str:
     return _fold(key)
 
 
-def _spans(text: str, key: str) -> list[tuple[int, int]]:
-    """Where `text` holds the key or a piece of it at least WINDOW long, as [start, end) spans.
+@functools.lru_cache(maxsize=64)
+def forms(key: str) -> tuple[str, ...]:
+    """The texts that give `key` away: itself, reversed, and its base64 encodings. Base64 encodes 3 bytes
+    as 4 characters, so a key inside an encoded text shows as one of three strings (one per position of
+    its first byte in a group of 3), less the characters its neighbours share; each is kept in standard
+    and URL-safe alphabets. Forms shorter than WINDOW could not be told from chance and are left out."""
+    data = key.encode("utf-8", "surrogatepass")
+    found = [key, key[::-1]]
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        start = -(-offset * 8 // 6)  # the characters the padding bytes reach into
+        core = encoded[start:(offset + len(data)) * 8 // 6]
+        found += [core, core.replace("+", "-").replace("/", "_")]
+    return tuple(dict.fromkeys(f for f in found if len(f) >= WINDOW))
+
+
+def _spans(text: str, key: str, window: int = WINDOW) -> list[tuple[int, int]]:
+    """Where `text` holds the key or a piece of it at least `window` long, as [start, end) spans.
 
     Linear in the text for any key: every WINDOW-long piece of the key contains one of the key's slices
     key[ANCHOR*m : ANCHOR*(m+1)], so only occurrences of those few slices are looked at (str.find, in C),
     and each is grown to the longest run that matches the key at that alignment."""
     spans: list[tuple[int, int]] = []
     n = len(key)
-    for anchor, offsets in _anchors(key):
+    step = window // 2
+    for anchor, offsets in _anchors(key, step):
         pos = text.find(anchor)
         while pos != -1:
             for m in offsets:
-                start, end = pos, pos + ANCHOR
+                start, end = pos, pos + step
                 while start > 0 and start - pos + m > 0 and text[start - 1] == key[start - 1 - pos + m]:
                     start -= 1
                 while end < len(text) and end - pos + m < n and text[end] == key[end - pos + m]:
                     end += 1
-                if end - start >= WINDOW:
+                if end - start >= min(window, n):
                     spans.append((start, end))
             pos = text.find(anchor, pos + 1)
     return spans
 
 
 @functools.lru_cache(maxsize=64)
-def _anchors(key: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """The key's ANCHOR-long slices at multiples of ANCHOR, each with the offsets where it occurs."""
+def _anchors(key: str, step: int = ANCHOR) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The key's `step`-long slices at multiples of `step`, each with the offsets where it occurs."""
     found: dict[str, list[int]] = {}
-    for m in range(0, len(key) - ANCHOR + 1, ANCHOR):
-        found.setdefault(key[m:m + ANCHOR], []).append(m)
+    for m in range(0, len(key) - step + 1, step):
+        found.setdefault(key[m:m + step], []).append(m)
     return tuple((anchor, tuple(offsets)) for anchor, offsets in found.items())
 
 
@@ -166,6 +227,8 @@ def _redact(text: str, secrets: tuple[str, ...]) -> str:
     spans: list[tuple[int, int]] = []
     for key in secrets:
         spans.extend(_spans(folded, _folded_key(key)))
+        for form in forms(key)[1:]:
+            spans.extend(_spans(folded, _folded_key(form), FORM_WINDOW))
     if not spans:
         return text
     spans.sort()

@@ -212,8 +212,7 @@ def test_a_key_named_by_the_config_file_is_a_secret_on_every_path(toy, log_db, t
 def test_a_key_echoed_in_another_letter_case_is_redacted_everywhere(toy, log_db, server, model_env, monkeypatch,
                                                                      case) -> None:
     """Issue 19 item 13: a server that echoes the key lower-cased or upper-cased gives it away as surely as
-    an exact copy; every stored field is redacted and such a reply is not cached. (A reversed copy is not
-    looked for: docs/keys.md.)"""
+    an exact copy; every stored field is redacted and such a reply is not cached."""
     monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
     instances = write_snapshot(log_db, toy, "s", 4)
     truth = oracle_replies(toy, instances)
@@ -241,6 +240,44 @@ def test_a_key_echoed_in_another_letter_case_is_redacted_everywhere(toy, log_db,
     exported = run_cli("export", summary["run"]).stdout
     store.db.execute("pragma wal_checkpoint(passive)")
     pieces = (recased, recased[9:21])
+    for data in [*(p.read_bytes() for p in [log_db, *log_db.parent.glob("log.db-*")]), exported.encode(),
+                 result.output.encode()]:
+        assert not [p for p in pieces if p.encode() in data]
+
+
+def test_secrets_of_the_environment_reversed_or_in_base64_are_redacted_everywhere(toy, log_db, server, model_env,
+                                                                                 monkeypatch) -> None:
+    """Any secret-looking variable of the user's environment (not only the providers' keys), and any key
+    reversed or base64-encoded (as a program run for an answer may print it), never reaches the
+    database, an export or what the CLI prints."""
+    import base64
+
+    aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", aws)
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "short")  # too short to be taken for a secret: left alone
+    instances = write_snapshot(log_db, toy, "s", 2)
+    truth = oracle_replies(toy, instances)
+    given = [aws, aws[::-1], base64.b64encode(f"AWS_SECRET_ACCESS_KEY={aws}".encode()).decode(),
+             REAL_KEY[::-1], base64.b64encode(f"k:{REAL_KEY}".encode()).decode(),
+             base64.urlsafe_b64encode(f"xy{aws}".encode()).decode()]
+
+    def leak(request):
+        return Reply(text=f"printed: {' | '.join(given)} short\n{truth(request).text}", reasoning=f"env: {given[2]}")
+
+    server.reply = leak
+    result = run_cli("run", "--snapshot", "s", "--solver", "openai:m", "--concurrency", "1", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["done"], summary["correct"]) == (2, 2)
+    store = LogStore(log_db)
+    for row in store.attempts(run_id=summary["run"]):
+        assert row["response"].startswith(f"printed: {MARK}") and row["response"].count(MARK) >= len(given)
+        assert " short\n" in row["response"]
+    exported = run_cli("export", summary["run"]).stdout
+    store.db.execute("pragma wal_checkpoint(passive)")
+    # each whole, and 12 characters from within the secret each holds (base64 of the variable's name is not one)
+    pieces = [*given, *(text[-16:-4] for text in given), aws[4:16], aws[::-1][4:16], REAL_KEY[9:21]]
     for data in [*(p.read_bytes() for p in [log_db, *log_db.parent.glob("log.db-*")]), exported.encode(),
                  result.output.encode()]:
         assert not [p for p in pieces if p.encode() in data]

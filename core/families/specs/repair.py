@@ -76,8 +76,14 @@ def feedback(verdict: Verdict) -> tuple[str, str]:
 
 
 def repair_prompt(instance: SpecsInstance, current: str, verdict: Verdict) -> Prompt:
+    """The next round's prompt. The feedback quotes what tools and the answer's own programs printed
+    (a counterexample's message): it is redacted like everything stored, before it goes to a model."""
+    from core.models.config import known_secrets
+    from core.models.secrets import redact
+
     s = sections()
     errors, category = feedback(verdict)
+    errors = redact(errors, known_secrets())
     user = (s["repair_user"].replace("{current}", current.rstrip()).replace("{errors}", errors)
             .replace("{category}", category).replace("{guidance}", GUIDANCE.get(category, "")))
     return Prompt(style="repair", messages=[{"role": "system", "content": s["repair_system"]},
