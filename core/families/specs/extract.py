@@ -7,7 +7,9 @@ declaration on. The code outside the annotations must be the task's code, token 
 comments aside), and its preprocessor directives exactly the task's (`cpp.directives`, directive lines
 inside annotations included: Frama-C preprocesses those too): a reply that edits the code, or adds,
 removes or changes a directive (an added `#include` would make gcc and Frama-C read any file), is
-reported as `code_modified`, with the first place it differs.
+reported as `code_modified`, with the first place it differs. Ghost code that declares or calls a
+function the program does not define (the C library, the system) is refused as `foreign_ghost_code`
+(core.families.specs.ghost).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 
 from core.extraction import code_fences, split_reasoning
+from core.families.specs import ghost
 from core.families.specs.cpp import compare_directives
 from core.families.specs.csyntax import annotations, compare_code, function_names, parse
 from core.verdict import Answer
@@ -108,4 +111,8 @@ def _extract(text: str, instance: object) -> Answer:
                 f"`{diff.expected}` where the reply's line {diff.got_line} has `{diff.got}`",
                 annotated=chosen, expected_line=diff.expected_line, got_line=diff.got_line,
                 expected_token=diff.expected, got_token=diff.got)
+        foreign = ghost.check(code, chosen)
+        if foreign:
+            return Answer.failure("foreign_ghost_code", f"{foreign}: ghost code may use only the program's own "
+                                  "functions and its own ghost variables", annotated=chosen)
     return Answer.success({"annotated": chosen, "annotations": len(found)}, blocks=len(blocks))

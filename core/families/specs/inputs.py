@@ -26,6 +26,11 @@ DEFAULT_LENGTH = (0, 6)
 DEFAULT_INT = (-20, 20)
 DEFAULT_CHAR = (97, 101)  # 'a'..'e'
 RANDOM_INPUTS = 40
+# Every E-ACSL run and differential test runs each input as a process of its own: an answer is checked
+# on at most MAX_INPUTS inputs, the instance's own tests first (at most MAX_TESTS of them), then random
+# ones, so that its run's time limit (core.families.specs.runtime.run_limit_s) is bounded too.
+MAX_INPUTS = 64
+MAX_TESTS = MAX_INPUTS - 16
 
 
 class HarnessSpec(BaseModel):

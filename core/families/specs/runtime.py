@@ -26,9 +26,17 @@ from core.families.specs.csyntax import Signature, function_names
 from core.families.specs.inputs import call_case
 from core.families.specs.tools import FRAMAC, GCC_RUN
 from core.tools import run
+from core.tools.process import MAX_OUTPUT
 
 RunStatus = Literal["ok", "pre", "violation", "crash", "timeout"]
 CPU_PER_INPUT_S = 2
+INSTRUMENT_LIMIT_S = 120  # E-ACSL's instrumentation (Frama-C)
+
+
+def run_limit_s(inputs: int) -> int:
+    """The wall-clock limit of one E-ACSL run: compiling, then every input (at most MAX_INPUTS of
+    core.families.specs.inputs, so at most 252 s)."""
+    return 60 + 3 * inputs
 
 
 class RunOutcome(BaseModel):
@@ -81,8 +89,8 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
         return ContractRun(ok=True)
     source = _with_harness(annotated, _selector_main(sig, cases, function, output=False))
     inst = run(FRAMAC, ["-e-acsl", "-e-acsl-functions", function, "input.c", "-then-last", "-print", "-ocode",
-                        "instrumented.c"], files={"input.c": source}, collect=["instrumented.c"], timeout_s=120,
-               memory_mb=4096)
+                        "instrumented.c"], files={"input.c": source}, collect=["instrumented.c"],
+               timeout_s=INSTRUMENT_LIMIT_S, memory_mb=4096)
     code = inst.files.get("instrumented.c", "")
     unchecked = sorted({m.strip() for m in re.findall(r"Warning: (?:E-ACSL construct\s*)?(.*not yet supported.*)",
                                                        inst.stdout + inst.stderr)})[:10]
@@ -98,7 +106,8 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
         f"i=0; while [ $i -lt {len(cases)} ]; do echo \"@@input $i\"; "
         f"(ulimit -t {CPU_PER_INPUT_S}; ./prog $i) 2>&1; echo \"@@rc $?\"; i=$((i+1)); done\n"
     )
-    result = run(GCC_RUN, ["-c", script], files={"instrumented.c": code}, timeout_s=60 + 3 * len(cases),
+    # memory_mb=None: the sandbox's default limit for a program (E-ACSL's shadow memory fits in it)
+    result = run(GCC_RUN, ["-c", script], files={"instrumented.c": code}, timeout_s=run_limit_s(len(cases)),
                  memory_mb=None)
     out = result.stdout
     if "@@compile-failed" in out:
@@ -126,6 +135,11 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
         elif rc == 153:  # SIGXFSZ
             outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
                                        message="killed: file size limit of the sandbox"))
+        elif not rc_match and (result.output_cut or result.timed_out):  # the input the run was stopped in
+            why = (f"its output passed the runner's limit of {MAX_OUTPUT // (1024 * 1024)} MiB" if result.output_cut
+                   else f"the run's time limit of {run_limit_s(len(cases))} s passed while it ran")
+            outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
+                                       message=f"killed: {why} {text[:200]}".rstrip()))
         else:
             outcomes.append(RunOutcome(index=index, status="crash", kind="RuntimeError",
                                        message=f"the program stopped abnormally (exit status {rc}) {text[:200]}"))

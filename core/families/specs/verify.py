@@ -63,7 +63,8 @@ def wp(annotated: str, options: WpOptions = DEFAULT_OPTIONS) -> WpResult:
 
 # ---- inputs --------------------------------------------------------------------------------------
 def harness(instance: SpecsInstance) -> tuple[Any, list[dict[str, Any]], str]:
-    """(signature, cases, reason-if-unsupported): the instance's tests then its random inputs."""
+    """(signature, cases, reason-if-unsupported): the instance's tests then its random inputs, at most
+    inputs.MAX_INPUTS in all."""
     sig = signature(instance.code, instance.function)
     if instance.function == "main":  # the harness is itself a `main`: a task about main has no inputs
         return sig, [], "the function is main, which the input harness cannot call"
@@ -72,8 +73,9 @@ def harness(instance: SpecsInstance) -> tuple[Any, list[dict[str, Any]], str]:
         return sig, [], reason
     spec = inputs_mod.HarnessSpec(arrays=instance.arrays, ranges=instance.ranges)
     cases = [c for c in (inputs_mod.normalise(sig, spec, t) for t in instance.tests) if c is not None]
+    cases = cases[:inputs_mod.MAX_TESTS]
     key = str(instance.meta.get("program") or instance.function) if isinstance(instance.meta, dict) else instance.function
-    cases += inputs_mod.random_inputs(sig, spec, key)
+    cases += inputs_mod.random_inputs(sig, spec, key, min(inputs_mod.RANDOM_INPUTS, inputs_mod.MAX_INPUTS - len(cases)))
     return sig, cases, ""
 
 
