@@ -124,3 +124,45 @@ def test_an_answer_is_checked_on_at_most_max_inputs() -> None:
     assert cases[:inputs.MAX_TESTS] == [{"a": [i, i + 1], "n": 2} for i in range(inputs.MAX_TESTS)]
     few = inst.model_copy(update={"tests": [{"a": [1, 2], "n": 2}] * 10})
     assert len(harness(few)[1]) == 10 + inputs.RANDOM_INPUTS
+
+
+@pytest.mark.framac
+def test_a_run_and_a_repair_store_and_send_no_secret(tmp_path, log_db) -> None:
+    """The reviewer's reproduction end to end: a model replies with the task's code plus ghost code that
+    prints the environment; `sembench run` and `sembench specs-repair` record it (refused) and ask again.
+    The user's secret is in no stored byte, no export and no prompt sent to the model."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from core.families.specs.prompt import sections
+    from tests.models.fakeserver import FakeServer
+
+    inst = corpus_instance("max_array")
+    (tmp_path / "i.jsonl").write_text(json.dumps(inst.to_json_dict()) + "\n")
+    core = [sys.executable, "-m", "core"]
+    imported = subprocess.run([*core, "snapshot", "import", str(tmp_path / "i.jsonl"), "--name", "mine", "--family",
+                               "specs"], capture_output=True, text=True, timeout=600)
+    assert imported.returncode == 0, imported.stderr
+    evil = fenced(_evil(inst, 'system("tr \'\\\\0\' \'\\\\n\' < /proc/$PPID/environ | grep AWS_SECRET"); _exit(3);'))
+    repair_system = sections()["repair_system"]
+    with FakeServer() as srv:
+        srv.reply = lambda req: fenced(inst.reference()) if req.messages[0]["content"] == repair_system else evil
+        env = {**os.environ, "OPENAI_BASE_URL": srv.base_url("openai"), "OPENAI_API_KEY": "sk-test-0123456789abcdef",
+               "AWS_SECRET_ACCESS_KEY": SECRET}
+        ran = subprocess.run([*core, "run", "--snapshot", "mine", "--solver", "openai:m", "--format", "json"],
+                             capture_output=True, text=True, timeout=600, env=env)
+        repaired = subprocess.run([*core, "specs-repair", "--snapshot", "mine", "--solver", "openai:m", "--rounds", "1"],
+                                  capture_output=True, text=True, timeout=600, env=env)
+        asked = [json.dumps(r.messages) for r in srv.requests if r.messages]
+    assert ran.returncode == 0 and repaired.returncode == 0, ran.stderr + repaired.stderr
+    runs = [json.loads(ran.stdout)["run"], json.loads(repaired.stdout.strip().splitlines()[-1])["run"]]
+    exported = [subprocess.run([*core, "export", run], capture_output=True, text=True, timeout=600, env=env).stdout
+                for run in runs]
+    stored = b"".join(p.read_bytes() for p in [log_db, *log_db.parent.glob("log.db-*")])
+    for text in [*asked, *exported, ran.stdout, ran.stderr, repaired.stdout, repaired.stderr]:
+        assert SECRET not in text and SECRET[::-1] not in text
+    assert SECRET.encode() not in stored
+    assert all("foreign_ghost_code" in text for text in exported)
+    assert len(asked) == 3 and "declares `system`" in asked[2]  # the repair round was told why
