@@ -4,7 +4,9 @@ The tool runs in a fresh temporary directory holding only the files it is given,
 TMPDIR (Frama-C, Why3 and gcc leave nothing in the user's); it is the leader of a new session (so of a
 process group), and on timeout the whole group is killed, grandchildren included (a prover started by
 Why3 started by Frama-C). Address-space and CPU limits are set by `ulimit` in a shell that then execs
-the tool. Output beyond `max_output` bytes is cut (and says so), so a runaway tool cannot fill memory.
+the tool. Output is read in chunks; once it passes MAX_OUTPUT the run is stopped (and says so), so a
+runaway tool never makes sembench hold more. A time-out is the run's own only when it spent the CPU time
+(core.tools.overrun); one the machine caused is run again, then raised as EnvironmentFault.
 
 Confined runs (core.tools.sandbox) go through bubblewrap, which kills the whole sandbox when sembench
 dies; unconfined ones get PR_SET_PDEATHSIG. The private directory's name carries the owning pid, so the
@@ -12,7 +14,9 @@ next start removes those left by a process that was killed (`sweep_stale`).
 
 A tool that cannot run at all (no space or a read-only temporary directory, an executable that cannot
 start, killed by the out-of-memory killer, a sandbox that fails to start) raises EnvironmentFault: that
-is the machine's failure, never a result about the input, and it is never cached.
+is the machine's failure, never a result about the input, and it is never cached. Nothing a program
+built from an answer does can raise one (docs/sandbox.md): only the runner's checks outside it count.
+What a confined run printed is redacted of every known secret before it is returned.
 """
 
 from __future__ import annotations
