@@ -216,10 +216,17 @@ def _as_user(name: str, home: Path, code: str) -> str:
     import subprocess
     import sysconfig
 
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    user = ["setpriv", f"--reuid={name}", f"--regid={name}", "--init-groups"]
+    # the test's own interpreter, or the system's of the same version where the user cannot reach it
+    # (a pyenv under /root)
+    candidates = [sys.executable, f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"]
+    python = next((c for c in candidates if os.path.exists(c) and subprocess.run(
+        [*user, c, "-c", "pass"], cwd="/", capture_output=True).returncode == 0), None)
+    if python is None:
+        pytest.skip(f"no Python {sys.version_info.major}.{sys.version_info.minor} the test user can run")
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8",
            "PYTHONPATH": f"{REPO}:{sysconfig.get_paths()['purelib']}", "ANTHROPIC_API_KEY": SECRET}
-    done = subprocess.run(["setpriv", f"--reuid={name}", f"--regid={name}", "--init-groups", python, "-c", code],
+    done = subprocess.run([*user, python, "-c", code],
                           env=env, cwd="/", capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
