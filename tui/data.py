@@ -21,13 +21,13 @@ STATUSES = ("all", "unsolved", "solved", "attempted", "unattempted", "bookmarked
             "solved by exactly one")
 MARK = "●"  # a row marked with space (for a batch action)
 BOOKMARK = "★"
-SOLVERS_COLUMN = "solvers"  # how many solvers solved the instance (models, people, baseline; never the oracle)
+SOLVERS_COLUMN = "solvers"  # k/m: k of the m solvers that tried it solved it (the solver menu's scope, as `status`)
 
 
 class Row:
     """One instance in the browser table (slots, no model: 10,000 of them load in a blink)."""
 
-    __slots__ = ("idx", "id", "features", "attempts", "solved", "by", "_haystack")
+    __slots__ = ("idx", "id", "features", "attempts", "solved", "by", "scoped", "_haystack")
 
     def __init__(self, idx: int, id: str, features: dict[str, Any], attempts: int = 0, solved: bool = False) -> None:
         self.idx = idx
@@ -36,12 +36,20 @@ class Row:
         self.attempts = attempts
         self.solved = solved
         self.by: dict[str, tuple[int, bool]] = {}  # solver -> (attempts, solved), the oracle left out
+        # (solvers that solved it, solvers that tried it) among those the scope counts: the same solvers
+        # as `attempts` and `solved` (the status column), so the two columns never disagree
+        self.scoped: tuple[int, int] = (0, 0)
         self._haystack: str | None = None
 
     @property
     def n_solvers(self) -> int:
-        """How many solvers (never the oracle) solved it at least once."""
-        return sum(1 for _n, ok in self.by.values() if ok)
+        """How many solvers of the scope solved it at least once."""
+        return self.scoped[0]
+
+    @property
+    def n_tried(self) -> int:
+        """How many solvers of the scope tried it."""
+        return self.scoped[1]
 
     @property
     def haystack(self) -> str:
@@ -75,17 +83,19 @@ class SnapshotTable:
         note = self.notes.get(row.id)
         # the marks lead the "#" cell: space-marked, bookmarked
         mark = (MARK if row.id in self.marked else "") + (BOOKMARK if note is not None and note.bookmarked else "")
-        solvers = f"{row.n_solvers}/{len(row.by)}" if row.by else ""
+        solvers = f"{row.n_solvers}/{row.n_tried}" if row.n_tried else ""
         features = self._formatted.get(row.id)
         if features is None:  # formatted once per row: a list is shown again after each sort and filter
             features = self._formatted[row.id] = tuple(fmt_value(row.features.get(f)) for f in self.features)
         return (f"{mark} {row.idx}" if mark else str(row.idx), row.id, status, *features, solvers)
 
-    def update_summary(self, summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None) -> None:
+    def update_summary(self, summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None,
+                       scope: str = "") -> None:
         for row in self.rows:
             row.attempts, row.solved = summary.get(row.id, (0, False))
             if full is not None:
                 row.by = {s: v for s, v in full.get(row.id, {}).items() if s != ORACLE}
+            row.scoped = scoped_counts(row.by, scope)
 
 
 class Cells(Sequence[tuple[str, ...]]):
@@ -122,7 +132,7 @@ def fmt_value(value: Any) -> str:
 
 def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple[str, ...],
                summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None,
-               label: str | None = None) -> SnapshotTable:
+               label: str | None = None, scope: str = "") -> SnapshotTable:
     """The snapshot's rows. With `features` (the family's visible ones), a row keeps only those: a
     spoiler feature (membership's `label`) never reaches the browser, so no search or sort can use it.
     Without (a family this version does not know), rows keep what the file carries."""
@@ -142,6 +152,7 @@ def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple
         row = Row(idx, iid, feats, n, solved)
         if full is not None:
             row.by = {s: v for s, v in full.get(iid, {}).items() if s != ORACLE}
+            row.scoped = scoped_counts(row.by, scope)
         append(row)
     if label and features:
         features = (label, *features)
@@ -190,6 +201,16 @@ def counts(solver: str, scope: str) -> bool:
     return solver == scope
 
 
+def scoped_counts(by: dict[str, tuple[int, bool]], scope: str) -> tuple[int, int]:
+    """(solvers that solved, solvers that tried) among `by`'s solvers that `scope` counts."""
+    solved = tried = 0
+    for name, (_n, ok) in by.items():
+        if counts(name, scope):
+            tried += 1
+            solved += ok
+    return solved, tried
+
+
 def summary_for(summary: SolverSummary, solver: str = PEOPLE_AND_MODELS) -> dict[str, tuple[int, bool]]:
     """instance id -> (attempts, solved) by the solvers `solver` (a scope or a solver's name) counts."""
     out: dict[str, tuple[int, bool]] = {}
@@ -208,9 +229,12 @@ def scope_label(scope: str) -> str:
     return SCOPE_LABELS.get(scope, scope)
 
 
-def read_summary(log_path: Path, known_marker: int | None) -> tuple[int, SolverSummary | None]:
+def read_summary(log_path: Path, known_marker: int | None,
+                 known: SolverSummary | None = None) -> tuple[int, SolverSummary | None]:
     """(attempts marker, the per-solver summary), or (marker, None) when nothing was written since
-    `known_marker`. Opens its own connection: it runs in a worker thread."""
+    `known_marker`. With `known` (the summary up to `known_marker`), only the attempts written since are
+    read and added to a copy of it: a run writing in another process is followed every second without
+    reading the whole log each time. Opens its own connection: it runs in a worker thread."""
     from core.store import LogStore
 
     machine_solvers()  # resolved here, in the worker, so the UI thread finds it cached
@@ -219,7 +243,16 @@ def read_summary(log_path: Path, known_marker: int | None) -> tuple[int, SolverS
         marker = store.change_marker()[0]
         if known_marker is not None and marker == known_marker:
             return marker, None
-        return marker, store.solver_summary()
+        if known is None or known_marker is None or marker < known_marker:
+            return marker, store.solver_summary()
+        summary = dict(known)  # the UI thread reads `known`: never changed in place
+        for iid, by in store.solver_summary(since_id=known_marker).items():
+            merged = dict(summary.get(iid, {}))
+            for solver, (n, solved) in by.items():
+                had_n, had_solved = merged.get(solver, (0, False))
+                merged[solver] = (had_n + n, had_solved or solved)
+            summary[iid] = merged
+        return marker, summary
     finally:
         store.close()
 
@@ -354,7 +387,7 @@ def sort_key_for(column: str):
     if column == "status":
         return lambda r: (not r.solved, -r.attempts, r.idx)
     if column == SOLVERS_COLUMN:  # hardest first: solved by the fewest solvers, then by the most tried
-        return lambda r: (r.n_solvers, -len(r.by), r.idx)
+        return lambda r: (r.n_solvers, -r.n_tried, r.idx)
     return lambda r: by_value(r.features.get(column))
 
 

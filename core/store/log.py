@@ -133,12 +133,14 @@ class LogStore(SnapshotStore):
         )
         return {run_id: (int(n), int(ok or 0), int(err or 0)) for run_id, n, ok, err in cursor}
 
-    def solver_summary(self) -> dict[str, dict[str, tuple[int, bool]]]:
+    def solver_summary(self, since_id: int | None = None) -> dict[str, dict[str, tuple[int, bool]]]:
         """instance id -> solver -> (attempts, solved at least once), over the whole log, in one query
-        (index-only given attempts(instance_id, solver, correct))."""
+        (index-only given attempts(instance_id, solver, correct)); with `since_id`, over the attempts
+        written after that one only (attempts are only ever appended: a reader adds these to what it has)."""
+        where, args = ("where id > ? ", [since_id]) if since_id is not None else ("", [])
         cursor = self.db.execute(
             "select instance_id, solver, count(*), max(coalesce(correct, 0)) from attempts "
-            "group by instance_id, solver"
+            f"{where}group by instance_id, solver", args
         )
         out: dict[str, dict[str, tuple[int, bool]]] = {}
         for iid, solver, n, solved in cursor:

@@ -170,7 +170,18 @@ def measure_snapshot(tree: Path, env: dict[str, str], snapshot: str, presses: in
         def moved(by: int, start: int) -> Callable[[], bool]:
             return lambda: term.cursor_line() == start + by
 
-        for down, up in (("j", "k"), ("down", "up")):
+        pairs = [("down", "up")]
+        start = term.cursor_line()
+        os.write(term.master, KEYS["j"])  # j/k are recent: an older tree may not have them
+        try:
+            term.wait_for(lambda: term.cursor_line() == start + 1, timeout=5)
+        except TimeoutError:
+            pass
+        else:
+            term.press("k", lambda: term.cursor_line() == start)
+            pairs.insert(0, ("j", "k"))
+        term.settle(quiet)
+        for down, up in pairs:
             for key, step in ((down, 1), (up, -1)):
                 for _ in range(presses):
                     start = term.cursor_line()
@@ -199,6 +210,8 @@ def measure_snapshot(tree: Path, env: dict[str, str], snapshot: str, presses: in
 
 
 def summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
     ms = [v * 1000 for v in values]
     return {"median_ms": round(statistics.median(ms), 1), "p90_ms": round(percentile(ms, 0.9), 1),
             "max_ms": round(max(ms), 1), "n": len(ms)}
@@ -232,12 +245,13 @@ def main() -> None:
         per_key: dict[str, object] = {}
         for key in KEYS:
             after = summary(results["after"][snapshot][key])
-            entry: dict[str, object] = {"after": after, "met": after["median_ms"] <= TARGET_MEDIAN_MS
+            entry: dict[str, object] = {"after": after, "met": bool(after) and after["median_ms"] <= TARGET_MEDIAN_MS
                                         and after["p90_ms"] <= TARGET_P90_MS}
             if "before" in results:
                 before = summary(results["before"][snapshot][key])
-                entry["before"] = before
-                entry["ratio_median"] = round(before["median_ms"] / max(after["median_ms"], 0.1), 2)
+                entry["before"] = before or "not bound there"
+                if before and after:
+                    entry["ratio_median"] = round(before["median_ms"] / max(after["median_ms"], 0.1), 2)
             per_key[key] = entry
         out[snapshot] = per_key
     try:

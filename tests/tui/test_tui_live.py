@@ -85,3 +85,68 @@ async def test_an_attempt_being_opened_shows_its_verdict_not_no_verdict(make_app
         release.set()
         await settle(pilot)
         assert screen.answer_trace is not None  # the trace arrived and is beside the truth in Step
+
+
+async def test_status_and_solvers_columns_count_the_same_solvers(make_app, workbench) -> None:
+    """The baseline solved it, a model failed it twice: under the default scope (models and people) the
+    row reads "tried" and 0 of 1 solvers; widened to every solver but the oracle, solved and 1 of 2."""
+    from test_tui_moving import write_attempts
+
+    from tui.data import ANY_BUT_ORACLE
+
+    instance = workbench.membership[0]
+    write_attempts(workbench.log, [instance], {"baseline": [True], "model:a": [False]})
+    write_attempts(workbench.log, [instance], {"model:a": [False]})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        browser = app.screen
+        browser.load_snapshot(MEMBERSHIP_SNAPSHOT)
+        await settle(pilot)
+
+        def cells() -> dict[str, str]:
+            row = next(r for r in browser.table.rows if r.id == instance.id)
+            return dict(zip(browser.table.columns, browser.table.cells(row), strict=True))
+
+        shown = cells()
+        assert shown["status"] == "✗ 2 tried" and shown["solvers"] == "0/1", shown
+        browser.set_solver(ANY_BUT_ORACLE)
+        await settle(pilot)
+        shown = cells()
+        assert shown["status"] == "✓ solved" and shown["solvers"] == "1/2", shown
+
+
+async def test_browser_counts_follow_attempts_written_by_another_process(make_app, workbench) -> None:
+    """A run in another terminal writes the log: the browser's counts and status column follow without a
+    restart or a re-open (a poll every half second; waited for here, at most 5 s)."""
+    from test_tui_moving import write_attempts
+
+    first, second = workbench.membership[:2]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        browser = app.screen
+        browser.open_snapshot(MEMBERSHIP_SNAPSHOT)  # as the palette does: the list's cursor on it too
+        await settle(pilot)
+        assert "solved 0, attempted 0" in str(browser.query_one("#table-info").render())
+        assert browser.table.snapshot == MEMBERSHIP_SNAPSHOT, browser.table.snapshot
+        write_attempts(workbench.log, [first, second], {"model:a": [True, False]})  # another connection
+
+        def row(iid: str):
+            found = [r for r in browser.table.rows if r.id == iid]
+            assert found, (browser.table.snapshot, iid, [r.id for r in browser.table.rows][:3])
+            return found[0]
+
+        for _ in range(50):
+            if row(first.id).solved and row(second.id).attempts:
+                break
+            await pilot.pause(0.1)
+        await settle(pilot)
+        assert row(first.id).solved and row(second.id).attempts == 1 and not row(second.id).solved
+        assert "solved 1, attempted 2" in str(browser.query_one("#table-info").render())
+        write_attempts(workbench.log, [second], {"model:b": [True]})  # only the new attempt is read
+        for _ in range(50):
+            if row(second.id).solved:
+                break
+            await pilot.pause(0.1)
+        await settle(pilot)
+        assert row(second.id).solved and row(second.id).n_tried == 2 and row(first.id).attempts == 1
+        assert "solved 2, attempted 2" in str(browser.query_one("#table-info").render())

@@ -213,6 +213,13 @@ async def test_disagreement_filters_and_hardest_first(make_app, workbench) -> No
         search.value = ""
         browser.set_status("solved by none")
         await pilot.pause()
+        # the default scope (models and people): the instance only the baseline solved is solved by none
+        assert {insts[2].id, insts[3].id} <= {r.id for r in browser.view}
+        # every solver but the oracle: the baseline counts too (status, filters and the column alike)
+        from tui.data import ANY_BUT_ORACLE
+
+        browser.set_solver(ANY_BUT_ORACLE)
+        await settle(pilot)
         ids = {r.id for r in browser.view}
         assert insts[3].id in ids and not ids & {i.id for i in insts[:3]}
         browser.set_status("solved by exactly one")

@@ -60,6 +60,7 @@ NARROW_NAME = 16
 FAMILY_WIDTH = 10  # the longest family id (membership)
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
 
+SUMMARY_POLL_S = 0.5  # how often the browser looks for attempts written by another process
 ALL = "*"
 EMPTY_HELP = (
     "No snapshots yet. Build the bundled ones with `sembench snapshot build`, or import one with "
@@ -121,6 +122,7 @@ class BrowserScreen(SembenchScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.set_interval(SUMMARY_POLL_S, self._poll_summary)
         snapshots = self.query_one("#snapshots", DataTable)
         self._set_narrow(self.app.size.width < NARROW)  # the list is filled once, for this width
         self.reload_snapshots()
@@ -218,10 +220,17 @@ class BrowserScreen(SembenchScreen):
         marker = self.app.summary_marker if self.app.summary is not None else None
         self.load_summary(marker)
 
+    def _poll_summary(self) -> None:
+        """While the browser is on screen: a look at the log (a `sembench run` in another terminal may
+        be writing it); the counts and status column follow within a second. One index lookup when
+        nothing was written, only the new attempts when something was, in a worker."""
+        if self.app.screen is self and not self.summary_loading and self.app.summary is not None:
+            self.refresh_summary()
+
     @work(thread=True, group="summary", exit_on_error=False)
     def load_summary(self, marker: int | None) -> None:
         try:
-            now, summary = read_summary(self.app.log_path, marker)
+            now, summary = read_summary(self.app.log_path, marker, self.app.summary if marker is not None else None)
         except Exception as exc:
             self.post_message(SummaryReady(-1, None, f"{type(exc).__name__}: {exc}"))
             return
@@ -248,7 +257,7 @@ class BrowserScreen(SembenchScreen):
 
     def _apply_summary(self) -> None:
         if self.table is not None and self.app.summary is not None:
-            self.table.update_summary(summary_for(self.app.summary, self.solver), self.app.summary)
+            self.table.update_summary(summary_for(self.app.summary, self.solver), self.app.summary, self.solver)
             self._summary_shown = (self.table.snapshot, self.app.summary_marker, self.solver)
             self.apply(keep_cursor=True)
 
@@ -364,7 +373,7 @@ class BrowserScreen(SembenchScreen):
             store = workspace.store_for(name)
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
             label = family.label_field if family is not None else None
-            table = load_table(store, name, snap.family, features, known, self.app.summary, label)
+            table = load_table(store, name, snap.family, features, known, self.app.summary, label, self.solver)
         except Exception as exc:
             self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return

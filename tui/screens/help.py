@@ -22,7 +22,8 @@ HELP = """\
 | `N` | the note and tags of the row's instance (ctrl+s saves) |
 | `space` | mark the row (● in the `#` column) and move down; again unmarks |
 | `A` | act on the marked rows: tag them, export them (instances JSONL), send them to a solver as a run, unmark |
-| `s` / `S` | sort by the next column / reverse (or click a column header); the `solvers` column (solved by k of the m solvers that tried, never the oracle) sorts hardest first |
+| `s` / `S` | sort by the next column / reverse (or click a column header); the `solvers` column (k/m: solved by k of the m solvers that tried it) sorts hardest first; it and `status` count the same solvers, those of the solver menu (default: models and people; never the oracle) |
+| `j` / `k` | down / up (as the arrow keys), in every list |
 | `o` | the snapshot list |
 | `b` | fold the snapshot pane away (or back) |
 | `r` | runs |
@@ -33,7 +34,9 @@ baseline") or every solver but the oracle. Search never sees features that give 
 (membership's label); a comparison with a value that is not a number (`depth>=abc`) says so.
 
 **Instance** — tabs `1` Problem, `2` Step, `3` Solve, `4` Verdict, `5` History (from anywhere but a text
-field); `escape` leaves a text field, then goes back. Leaving while a request runs asks first; an answer
+field); `escape` leaves a text field (the footer says "Leave editor"); straight after that, going back
+to the browser takes `escape` twice (the footer says "Back: esc again"), so a reflexive second press stays
+here; from anywhere else one `escape` goes back. Leaving while a request runs asks first; an answer
 you typed and did not send is kept, with its clock, for when you come back.
 
 | key | action |

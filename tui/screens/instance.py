@@ -233,6 +233,7 @@ class InstanceScreen(SembenchScreen):
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses
+        self._from_editor = False
         self._styles_as_of = self.app._css_update_count
 
     def on_screen_resume(self, event: events.ScreenResume | None = None) -> None:
@@ -400,6 +401,11 @@ class InstanceScreen(SembenchScreen):
         self._from_editor = False
         self.refresh_bindings()
         self.notify("Out of the editor. escape again goes back to the browser.", timeout=3)
+
+    def on_key(self, event: events.Key) -> None:
+        if self._from_editor and event.key != "escape":
+            self._from_editor = False  # something else done since leaving the editor: escape is Back again
+            self.refresh_bindings()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if self._from_editor and isinstance(event.widget, Input | TextArea):

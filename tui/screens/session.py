@@ -42,8 +42,8 @@ from tui.widgets.table import RowTable
 # The instance view's actions a session keeps; any other (moving to another instance of the browser,
 # re-asking a model...) would leave the session's rules, so it is refused here.
 # (An answer being checked is not cancelled: it is the person's, and it is recorded when the check ends.)
-SESSION_ACTIONS = {"back", "show_tab", "step", "toggle_trace", "send", "edit_answer", "reveal",
-                   "pause", "skip", "next_instance"}
+SESSION_ACTIONS = {"back", "leave_editor", "back_twice", "show_tab", "step", "toggle_trace", "send",
+                   "edit_answer", "reveal", "pause", "skip", "next_instance"}
 
 
 class SessionRecorded(Message):
