@@ -106,7 +106,8 @@ class Terminal:
         os.write(self.master, KEYS[key])
         while not shown():
             if time.perf_counter() - start > 60:
-                raise TimeoutError(f"{key!r}: no result within 60 s; the screen:\n{self.text()}")
+                raise TimeoutError(f"{key!r}: no result within 60 s (highlighted row {self.cursor_line()}, "
+                                   f"position {self.position()}); the screen:\n{self.text()}")
             self.read(0.05)
         return time.perf_counter() - start
 
@@ -123,13 +124,14 @@ class Terminal:
     def cursor_line(self) -> int | None:
         """The row the instance list highlights: the one line of the list's area whose background at
         the pane's right edge no other line has (zebra stripes give the others two colours)."""
-        header = next((line for line in self.screen.display if " #    id " in line or " # " in line and " id " in line),
-                      None)
-        if header is None:
+        display = self.screen.display
+        at = next((y for y, line in enumerate(display) if " # " in line and " id " in line), None)
+        if at is None:
             return None
-        x = header.index(" id ") + 2  # in the id column, which every row fills
-        colours = [self.screen.buffer[y][x].bg for y in range(LINES)]
-        lines = [y for y in range(4, LINES - 1) if colours.count(colours[y]) == 1]
+        x = display[at].index(" id ") + 2  # in the id column, which every row fills
+        rows = range(at + 1, LINES - 1)
+        colours = [self.screen.buffer[y][x].bg for y in rows]
+        lines = [y for y, colour in zip(rows, colours, strict=True) if colours.count(colour) == 1]
         return lines[0] if len(lines) == 1 else None
 
     def position(self) -> int | None:
