@@ -66,3 +66,24 @@ async def test_after_leaving_the_editor_the_footer_says_escape_twice(make_app, w
         await pilot.pause()
         footer = render_text(app).splitlines()[-1]
         assert "esc Back" in footer and "esc again" not in footer
+
+
+def test_an_answer_of_several_lines_is_numbered_where_verdicts_cite_lines() -> None:
+    """A specs verdict says "line 2" of the extracted program: the program is shown numbered (every
+    family without its own answer view goes through the same renderer)."""
+    import io
+
+    from rich.console import Console
+
+    from core.family import get_family
+    from tui.widgets.diff import generic_answer
+
+    program = "int f(int x) {\n  return x + 1;\n}"
+    console = Console(width=80, file=io.StringIO(), color_system=None)
+    for family_id in ("specs", "typeinf"):
+        console.print(generic_answer(get_family(family_id), program))
+    lines = [line.strip() for line in console.file.getvalue().splitlines() if line.strip()]
+    assert lines[0].startswith("1 ") and lines[1].startswith("2 ") and "return x + 1;" in lines[1], lines
+    console.file = io.StringIO()
+    console.print(generic_answer(get_family("typeinf"), "f :: Int -> Int"))
+    assert console.file.getvalue().strip() == "f :: Int -> Int"  # one line: nothing to number

@@ -65,7 +65,9 @@ def generic_answer(family: Family | None, value: Any) -> RenderableType:
     language = family.answer_language if family is not None else "text"
     if isinstance(value, str):
         if language and language != "text":
-            return Syntax(value[:ANSWER_CHARS], language, theme="ansi_dark", word_wrap=True)
+            # numbered: a verdict that cites "line 2" of the answer is read beside it
+            return Syntax(value[:ANSWER_CHARS], language, theme="ansi_dark", word_wrap=True,
+                          line_numbers="\n" in value.strip())
         return Text(value[:ANSWER_CHARS])
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, show_edge=False)
