@@ -51,6 +51,7 @@ class SembenchCommands(Provider):
             commands.append(("Start a human-baseline session", screen.action_human_session,
                              "marked rows, the current filter or a seeded sample; or resume one (H)"))
             commands.append(("Toggle the snapshot pane", screen.action_toggle_pane, "more room for the table"))
+            commands.append(("Sort menu", screen.action_sort_menu, "every column at once (O)"))
             if screen.table is not None:
                 for column in screen.table.columns:
                     commands.append((f"Sort by {column}", partial(screen.sort_by, column), "sort ascending"))

@@ -87,3 +87,22 @@ def test_an_answer_of_several_lines_is_numbered_where_verdicts_cite_lines() -> N
     console.file = io.StringIO()
     console.print(generic_answer(get_family("typeinf"), "f :: Int -> Int"))
     assert console.file.getvalue().strip() == "f :: Int -> Int"  # one line: nothing to number
+
+
+async def test_sort_menu_reaches_the_solvers_column_in_one_step(make_app, workbench) -> None:
+    """At 120 columns `solvers` is off-screen and `s` took a press per column to reach it; `O` lists them."""
+    from tui.screens.sort_menu import SortMenu
+    from tui.widgets.table import VirtualTable
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        browser = app.screen
+        browser.open_snapshot(MEMBERSHIP_SNAPSHOT)
+        await settle(pilot)
+        await pilot.press("O")
+        await pilot.pause()
+        assert isinstance(app.screen, SortMenu)
+        await pilot.press("end", "r")  # the last column, descending
+        await settle(pilot)
+        assert browser.sort_column == "solvers" and browser.sort_reverse
+        assert isinstance(app.focused, VirtualTable)

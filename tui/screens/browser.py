@@ -74,6 +74,7 @@ class BrowserScreen(SembenchScreen):
         Binding("f", "cycle_status", "Solved filter"),
         Binding("s", "sort_next", "Sort"),
         Binding("S", "sort_reverse", "Reverse"),
+        Binding("O", "sort_menu", "Sort by…", show=False),  # in ? help and the palette
         Binding("o", "focus_snapshots", "Snapshots"),
         Binding("b", "toggle_pane", "Pane"),
         Binding("space", "mark", "Mark"),
@@ -512,6 +513,20 @@ class BrowserScreen(SembenchScreen):
         at = columns.index(self.sort_column) if self.sort_column in columns else -1
         self.sort_column, self.sort_reverse = columns[(at + 1) % len(columns)], False
         self.apply()
+
+    def action_sort_menu(self) -> None:
+        """Every column in a menu (`s` cycles through them one at a time)."""
+        from tui.screens.sort_menu import SortMenu
+
+        if self.table is None:
+            return
+
+        def picked(choice: tuple[str, bool] | None) -> None:
+            if choice is not None:
+                self.sort_by(*choice)
+                self.query_one("#instances", VirtualTable).focus()
+
+        self.app.push_screen(SortMenu(list(self.table.columns), self.sort_column, self.sort_reverse), picked)
 
     def action_sort_reverse(self) -> None:
         if self.table is None:

@@ -24,6 +24,7 @@ HELP = """\
 | `A` | act on the marked rows: tag them, export them (instances JSONL), send them to a solver as a run, unmark |
 | `s` / `S` | sort by the next column / reverse (or click a column header); the `solvers` column (k/m: solved by k of the m solvers that tried it) sorts hardest first; it and `status` count the same solvers, those of the solver menu (default: models and people; never the oracle) |
 | `j` / `k` | down / up (as the arrow keys), in every list |
+| `O` | sort menu: every column at once (enter ascending, `r` descending); the palette has "Sort by …" too |
 | `o` | the snapshot list |
 | `b` | fold the snapshot pane away (or back) |
 | `r` | runs |
