@@ -106,3 +106,22 @@ async def test_sort_menu_reaches_the_solvers_column_in_one_step(make_app, workbe
         await settle(pilot)
         assert browser.sort_column == "solvers" and browser.sort_reverse
         assert isinstance(app.focused, VirtualTable)
+
+
+async def test_history_at_80_columns_shows_the_verdict(make_app, workbench) -> None:
+    from core.attempts import AttemptRecord
+    from core.store import LogStore
+
+    instance = workbench.membership[0]
+    store = LogStore(workbench.log)
+    store.add_attempt(AttemptRecord(run_id="run-20261128-185443-dabf", snapshot=MEMBERSHIP_SNAPSHOT,
+                                    instance_id=instance.id, family="membership",
+                                    solver="model:some-long-model-name", source="run", response="x",
+                                    correct=False, score=0.0, status="wrong").row())
+    store.close()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_instance(MEMBERSHIP_SNAPSHOT, instance.id, tab="history")
+        await settle(pilot)
+        text = render_text(app)
+        assert "✗ incorrect" in text and "model:some-long-model-name" in text, text

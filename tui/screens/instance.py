@@ -217,7 +217,9 @@ class InstanceScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        self._id_column = table.add_columns("#", "when", "solver", "run", "source", "verdict", "status", "score",
+        # the verdict next to the attempt's number: on an 80-column terminal the right-hand columns are
+        # off-screen, and the verdict is what a person scans History for
+        self._id_column = table.add_columns("#", "verdict", "solver", "when", "run", "source", "status", "score",
                                             "time", "tokens in/out", "finish", "cost", "error")
         self.refresh_history()
         self._sync_answering()
@@ -887,8 +889,8 @@ class InstanceScreen(SembenchScreen):
             time_s = row.get("human_time_s") if row.get("human_time_s") is not None else row.get("elapsed_s")
             table.add_row(
                 # Text cells, never str: a DataTable reads a str as markup
-                self._id_cell(str(row["id"])), short_time(row.get("started")), Text(row.get("solver") or ""),
-                Text(row.get("run_id") or ""), source_cell(row), verdict, Text(row.get("status") or "", style="dim"),
+                self._id_cell(str(row["id"])), verdict, Text(row.get("solver") or ""), short_time(row.get("started")),
+                Text(row.get("run_id") or ""), source_cell(row), Text(row.get("status") or "", style="dim"),
                 "" if score is None else f"{score:.3f}", fmt_seconds(time_s), tokens_cell(row),
                 Text(finish_cell(row)), cost_cell(row, endpoints), Text((row.get("error") or "")[:40]),
                 key=str(row["id"]),
