@@ -21,6 +21,10 @@ class Workspace:
         if (log_path or os.environ.get("SEMBENCH_DB")) and not log.exists() and not log.parent.is_dir():
             # A path the user typed: a folder that is not there is a typo more often than a wish, and a new
             # empty database made there would look like lost runs. Only the default location is made.
+            blocker = next((part for part in log.parents if part.exists()), None)
+            if blocker is not None and not blocker.is_dir():
+                raise UserError(f"{blocker} is a file, not a folder: the log database cannot be created below it "
+                                "(give another --db / SEMBENCH_DB)", file=str(log))
             raise UserError(f"no folder {log.parent}: the log database is created only in a folder that exists "
                             "(create it, or give another --db / SEMBENCH_DB)", file=str(log))
         if snap_path.exists() and log.exists() and log.resolve() == snap_path.resolve():

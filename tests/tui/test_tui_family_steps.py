@@ -84,7 +84,9 @@ async def test_typeinf_step_marks_the_first_disagreement(make_app, workbench) ->
         app.open_instance("typeinf-id", instance.id, tab="step")
         await settle(pilot)
         screen = app.screen
-        screen.load_attempt(AttemptView(id=None, instance_id=instance.id, solver="human", answer=answer))
+        view = AttemptView(id=None, instance_id=instance.id, solver="human", answer=answer)
+        screen.show_attempt(view, None)  # as opening it from History does: the verdict, then its trace
+        screen.load_attempt(view)
         await settle(pilot)
         await pilot.press("2")
         screen.stepper.go(step)

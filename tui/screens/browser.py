@@ -188,6 +188,9 @@ class BrowserScreen(SembenchScreen):
         # At start, and back from an instance (or runs): solved/attempted marks may have changed; a worker
         # looks, after the screen is painted (start-up never waits on the log database).
         self.call_after_refresh(self.refresh_summary)
+        # The instance just left is no longer the one to reopen: written now, not at the next tick, so a
+        # quit right after `escape` does not bring it back.
+        self.call_after_refresh(self.app.save_if_changed)
 
     def _cursor_to_walked(self) -> None:
         """Back from the instance view: the cursor on the instance last opened there (`]`/`[` walk on)."""
