@@ -19,7 +19,7 @@ settings.load_profile("sembench")
 # marker -> (executable, Debian package)
 TOOL_MARKERS = {
     "ghc": ("ghc", "ghc"),
-    "javac": ("javac", "default-jdk-headless"),
+    "javac": ("javac", "openjdk-17-jdk-headless"),
     "framac": ("frama-c", "frama-c-base"),
     "tmux": ("tmux", "tmux"),
     "bwrap": ("bwrap", "bubblewrap"),
@@ -42,9 +42,9 @@ LONG_FIRST = (
     "tests/families/specs/test_specs_sandbox.py::test_without_bubblewrap_the_import_is_refused",
     "tests/engine/test_bundle.py::test_rebuilding_reproduces_the_same_instances[tf-generated]",
     "tests/runs/test_runs_kill.py::test_killed_run_resumes_to_exactly_one_attempt_per_pair",
-    "tests/tui/test_tui_issue9.py::test_tab_and_global_keys_work_from_every_widget_but_text_fields",
+    "tests/tui/test_tui_keys_and_drafts.py::test_tab_and_global_keys_work_from_every_widget_but_text_fields",
     "tests/tui/test_tui_keys.py::test_human_clock_counts_active_time_and_hides_the_answer",
-    "tests/tui/test_tui_issue9.py::test_solve_tab_puts_focus_on_the_picker_never_in_a_field",
+    "tests/tui/test_tui_keys_and_drafts.py::test_solve_tab_puts_focus_on_the_picker_never_in_a_field",
     "tests/families/cascade/test_cascade_baseline.py::test_solves_most_of_the_first_fifty_length_two_pbebench",
     "tests/tui/test_tui_display.py::test_answer_text_is_never_markup",
     "tests/tui/test_tui_bigdb.py::test_browser_and_runs_answer_keys_while_a_big_log_is_read",

@@ -1,4 +1,4 @@
-"""`aiohttp`, imported without loading the CA bundle twice (issue 23: a model run's start-up).
+"""`aiohttp`, imported without loading the CA bundle twice (a model run's start-up).
 
 When it is imported, aiohttp.connector builds two default TLS contexts (verified and unverified) and
 each loads the system's CA bundle: ~35 ms of CPU apiece on this machine kind, a quarter of what

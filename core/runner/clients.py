@@ -3,7 +3,7 @@
 Why: a model run's event loop spends ~0.9 ms of CPU per request (the HTTP exchange, the reply's models,
 extraction, the check, the stored row), spread thin over many small steps. At hundreds of requests in
 flight against a fast server one loop is then busy all the time, and the run gets ~0.82 of the ideal
-rate where a plain asyncio client gets ~0.97 (docs/performance.md, issue 23). Several loops, one per
+rate where a plain asyncio client gets ~0.97 (docs/performance.md). Several loops, one per
 process, share that CPU between the cores.
 
 How: once the run is planned, the run's process forks CLIENTS children (`fork_clients`). Each takes the

@@ -1,4 +1,4 @@
-"""`sqlite_utils`, imported without numpy and pandas (issue 21 item 19: start-up).
+"""`sqlite_utils`, imported without numpy and pandas (start-up).
 
 On its first import sqlite_utils imports numpy and tries pandas, only to accept their scalars as column
 values; Sembench never passes any. numpy's import was most of sqlite_utils' and a large part of every

@@ -1,4 +1,4 @@
-"""The bad-input battery (issue 19: "the 124-case bad-input battery stays at 0 tracebacks"), kept in the
+"""The bad-input battery ("the 124-case bad-input battery stays at 0 tracebacks"), kept in the
 repository: every case runs the real CLI (`python -m core ...`) as a subprocess with a time-out and checks
 the charter's rule for bad input (DESIGN.md, "CLI" and "Rules that hold everywhere"):
 
@@ -751,8 +751,8 @@ case("args/trace-answer", lambda b: [T, "cascade", "--instances", b.inst("cascad
                                      "--answer", b"\xff\xfe"], code=0)
 
 
-def test_the_battery_is_the_one_the_issue_names() -> None:
-    """Issue 19 keeps a battery of 124 bad inputs at 0 tracebacks: this one holds at least as many, each
+def test_the_battery_holds_at_least_124_distinct_cases() -> None:
+    """The battery of 124 bad inputs is kept at 0 tracebacks: this one holds at least as many, each
     distinct, over every family."""
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)) and len(ids) >= 124, len(ids)

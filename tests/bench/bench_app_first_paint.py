@@ -1,4 +1,4 @@
-"""Issue 21 item 19: how long the README's main command, `bash .ci/app`, takes on a second launch to put
+"""How long the README's main command, `bash .ci/app`, takes on a second launch to put
 the workbench on screen (first paint), split into its two parts. Not a pass/fail test; prints JSON.
 
     .venv/bin/python tests/bench/bench_app_first_paint.py [--rounds 5]

@@ -1,4 +1,4 @@
-"""Issue 21 item 19: what `bash .ci/app` spends in set-up checks on a second launch, side by side with
+"""What `bash .ci/app` spends in set-up checks on a second launch, side by side with
 what the stamps skip (`sembench kb build` confirming the knowledge base, a `dpkg -s` per package).
 
 Run from the repository root after one `bash .ci/setup`: `python tests/bench/bench_app_setup.py`.

@@ -1,4 +1,4 @@
-"""Huge replies (issue 9, item 12): the cost of checking a 50 MB reply, side by side in one run.
+"""Huge replies: the cost of checking a 50 MB reply, side by side in one run.
 
     .venv/bin/python tests/bench/bench_huge_reply.py [--mb 50]
 

@@ -1,4 +1,4 @@
-"""specs folder import: Frama-C parse checks one after another (as before issue 19 item 7) against the tools'
+"""specs folder import: Frama-C parse checks one after another (as the import did before it batched them) against the tools'
 pool (`import_files` now), side by side in one run, on N distinct copies of a fixture (distinct, so no
 check is answered from the tool cache). Prints JSON.
 

@@ -1,4 +1,4 @@
-"""typeinf verification is linear in the answer (issue 19 item 10): the time of `check` (extraction +
+"""The typeinf family's verification is linear in the answer: the time of `check` (extraction +
 verdict) on hostile answers from 1K to 300K characters, measured so that load on the machine does not
 decide the figures.
 

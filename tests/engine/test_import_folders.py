@@ -1,4 +1,4 @@
-"""Issue 19, items 5-7: `sembench snapshot import FOLDER` reads only regular files inside the folder, within
+"""`sembench snapshot import FOLDER` reads only regular files inside the folder, within
 stated bounds, walks any depth without a recursion error, shows progress, stops cleanly on SIGTERM/SIGINT,
 and `--no-verify` imports without checking references. Real files, FIFOs, symlinks and processes.
 
@@ -98,7 +98,7 @@ FAMILIES = ["typeinf", "imports", "specs", "cascade"]
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_only_regular_files_inside_the_folder_are_read(family: str, tmp_path: Path) -> None:
-    """Item 5: symlinks out (/etc/passwd, /dev/zero), a FIFO, a folder named like a task file and an
+    """Symlinks out (/etc/passwd, /dev/zero), a FIFO, a folder named like a task file and an
     oversized file are skipped, each listed with its reason; the good files are imported; `snapshot export`
     holds nothing from /etc/passwd."""
     folder, hostile, good = _layout(family, tmp_path / "data")
@@ -156,7 +156,7 @@ def _remove_deep(root: Path) -> None:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_2100_level_tree_is_one_line_error_or_ignored(family: str, tmp_path: Path) -> None:
-    """Item 6: no RecursionError on a 2,100-level tree. Families that walk the whole tree (imports, specs)
+    """No RecursionError on a 2,100-level tree. Families that walk the whole tree (imports, specs)
     refuse it in one line naming the depth bound; those that look one or two levels down (typeinf's
     task files, cascade's language folders) import the rest as before."""
     folder, _, good = _layout(family, tmp_path / "data")
@@ -178,7 +178,7 @@ def test_a_2100_level_tree_is_one_line_error_or_ignored(family: str, tmp_path: P
 
 
 def test_folder_bounds_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 6: more files, or more bytes in all, than the folder bounds: one UserError, nothing read beyond."""
+    """More files, or more bytes in all, than the folder bounds: one UserError, nothing read beyond."""
     for i in range(5):
         (tmp_path / f"{i}.c").write_bytes(b"x" * 1000)
     match = lambda rel: rel.suffix == ".c"  # noqa: E731
@@ -219,7 +219,7 @@ def test_a_named_device_is_one_line_error_and_a_named_pipe_is_read(tmp_path: Pat
 
 
 def test_no_verify_imports_without_checking_and_says_so(tmp_path: Path) -> None:
-    """Item 7: --no-verify imports instances whose ground truth would not verify, and the snapshot's meta
+    """--no-verify imports instances whose ground truth would not verify, and the snapshot's meta
     says none was checked."""
     cascade = get_family("cascade")
     rows = [inst.to_json_dict() for inst in cascade.generate(cascade.resolve_params("pbebench-lite"), 0, 3)]
@@ -237,7 +237,7 @@ def test_no_verify_imports_without_checking_and_says_so(tmp_path: Path) -> None:
 
 
 def test_progress_is_reported_for_reading_and_checking(tmp_path: Path) -> None:
-    """Item 7: the import reports progress as it goes (the CLI draws it as a bar on a terminal): specs'
+    """The import reports progress as it goes (the CLI draws it as a bar on a terminal): specs'
     files one by one, the ground-truth check batch by batch."""
     from core.groundtruth import check_ground_truth
 
@@ -264,7 +264,7 @@ def test_progress_is_reported_for_reading_and_checking(tmp_path: Path) -> None:
                          ids=["SIGTERM-parse", "SIGINT-parse", "SIGTERM-check"])
 def test_a_long_specs_import_stops_cleanly_on_a_signal(signum: int, phase: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 7: a signal during a long specs import (many files, one Frama-C parse check each, then each
+    """A signal during a long specs import (many files, one Frama-C parse check each, then each
     reference verified) ends it with one line and a non-zero exit, leaves no `sembench-tool-*` directory
     and writes nothing. For the check phase, the parse checks are answered from the tool cache (filled
     here first), so the first tool directory seen is a verification's."""
@@ -309,7 +309,7 @@ def test_a_long_specs_import_stops_cleanly_on_a_signal(signum: int, phase: str, 
 
 @pytest.mark.framac
 def test_the_ground_truth_check_of_specs_skips_completeness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 7: an import asks only whether each reference verifies, so specs' check runs no mutants
+    """An import asks only whether each reference verifies, so specs' check runs no mutants
     (completeness: 8 more WP runs per reference, 60 s against 20 s for one reference on a loaded VM)."""
     import core.groundtruth as groundtruth
 
@@ -325,7 +325,7 @@ def test_the_ground_truth_check_of_specs_skips_completeness(tmp_path: Path, monk
 
 
 def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_followed(tmp_path: Path) -> None:
-    """Item 5, no TOCTOU: the reader opens each path component with O_NOFOLLOW, so a folder replaced by a
+    """No TOCTOU: the reader opens each path component with O_NOFOLLOW, so a folder replaced by a
     symlink to a folder outside between listing and reading is skipped, not read through."""
     root, outside = tmp_path / "data", tmp_path / "outside"
     (root / "sub").mkdir(parents=True)

@@ -1,5 +1,5 @@
 """Start-up stays light: `sembench --help` and `sembench families` import no pydantic, asyncio or textual
-(a regression guard for issue 11 without timing; tests/bench/bench_startup.py measures), and the
+(a regression guard without timing; tests/bench/bench_startup.py measures), and the
 families' listing, read from its cache, is what computing it gives."""
 
 from __future__ import annotations

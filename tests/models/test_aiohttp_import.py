@@ -1,4 +1,4 @@
-"""aiohttp is imported without loading the CA bundle into its two default TLS contexts (issue 23: a model
+"""aiohttp is imported without loading the CA bundle into its two default TLS contexts (a model
 run's start-up), and they get it, as aiohttp builds them, once an https pool is made; a process with
 other threads imports aiohttp as usual (core.models.aiohttp_lib). Real imports in fresh interpreters."""
 

@@ -180,7 +180,7 @@ async def test_model_name_with_colons_sent_whole(make, fake_server):
     assert fake_server.last_request.json["model"] == "qwen3:8b"
 
 
-# -- the same request again (issue 23: a batch run sends each prompt once per sample) --------------------
+# -- the same request again (a batch run sends each prompt once per sample) --------------------
 async def test_a_repeated_request_is_encoded_once_and_sent_byte_for_byte(make, fake_server, kind):
     provider = make(kind, "the-model")
     built = []

@@ -1,4 +1,4 @@
-"""An endpoint with several servers for one model (issue 23): configured as `base_urls = [...]` or
+"""An endpoint with several servers for one model: configured as `base_urls = [...]` or
 OPENAI_BASE_URL with commas; requests go to the replica with the fewest in flight, each with its own
 concurrency limit; a replica that dies is taken out and the requests go on on the other; the answer says
 which replica gave it, and the attempt keeps it."""

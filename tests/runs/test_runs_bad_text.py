@@ -1,4 +1,4 @@
-"""Issue 9, item 3: any text a server or a file can contain (a lone surrogate from a JSON `\\ud800` escape)
+"""Any text a server or a file can contain (a lone surrogate from a JSON `\\ud800` escape)
 is stored and verified without crashing: in a run (and its resume), `solve --out`, `verify --out` and
 `import-answers` (which leaves no orphan run behind)."""
 

@@ -1,4 +1,4 @@
-"""Issue 9, items 5 and 9: every count, size and index has a bound, and flags are validated up front, each
+"""Every count, size and index has a bound, and flags are validated up front, each
 with a one-line error and exit 2; SIGINT/SIGTERM stop a run at once in every phase, loading and planning
 included."""
 

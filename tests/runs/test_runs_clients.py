@@ -1,4 +1,4 @@
-"""Issue 23: a large model run's requests made by forked client processes (core.runner.clients), the run's
+"""A large model run's requests made by forked client processes (core.runner.clients), the run's
 process the one writer. Real `sembench run` processes against the fake server on 127.0.0.1, with
 SEMBENCH_CLIENT_PROCESSES forcing the clients on a small run: the same records as a run without them;
 killed (the run's process, or one client) or interrupted, nothing is lost or recorded twice and no

@@ -1,4 +1,4 @@
-"""A model run's fixed costs (issue 23): what `sembench run` pays besides its requests, checked without
+"""A model run's fixed costs: what `sembench run` pays besides its requests, checked without
 timing (tests/bench/bench_run_command.py measures the whole command side by side with a plain client).
 
 - start-up: opening the log database imports neither numpy nor pandas (sqlite_utils would, for types

@@ -1,4 +1,4 @@
-"""Issue 9, items 6 and 7: a log database that is really a snapshots database is refused without being
+"""A log database that is really a snapshots database is refused without being
 written to; database faults (damaged pages, /proc and /sys paths, a read-only file system, a path below a
 regular file, a lock held by another writer) are one line naming the file and what to do, exit 2."""
 
@@ -36,7 +36,7 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# ---- item 6: snapshots databases are never log databases -------------------------------------------
+# ---- snapshots databases are never log databases -------------------------------------------
 @pytest.mark.skipif(not BUNDLED_SNAPSHOTS.exists(), reason="no bundled snapshots.db in this checkout")
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_the_bundled_snapshots_db_is_refused_as_a_log_database(how: str, monkeypatch) -> None:
@@ -72,7 +72,7 @@ def test_a_log_database_with_snapshots_of_its_own_is_still_a_log_database(toy, l
     assert run_cli("run", "--snapshot", "s", "--solver", "oracle").exit_code == 0
 
 
-# ---- item 7: faults ------------------------------------------------------------------------------------
+# ---- faults ------------------------------------------------------------------------------------
 def test_damaged_pages_in_the_middle_are_one_line(toy, log_db) -> None:
     write_snapshot(log_db, toy, "s", 60)
     result = run_cli("run", "--snapshot", "s", "--solver", "oracle", "--samples", "20", "--format", "json")

@@ -1,4 +1,4 @@
-"""Issue 9, item 12: the work extraction does on any reply is bounded. A reply longer than
+"""The work extraction does on any reply is bounded. A reply longer than
 core.extraction.MAX_REPLY_CHARS is a typed extraction failure ("too_long", with an explanation) decided
 from its length: the family's extractor never reads it. Speed is measured in
 tests/bench/bench_huge_reply.py; here we check the bound itself, on every path a reply is checked by."""

@@ -1,4 +1,4 @@
-"""Issue 9, item 8: a JSONL line nested 200,000 deep or holding a 5,000-digit integer is the usual
+"""A JSONL line nested 200,000 deep or holding a 5,000-digit integer is the usual
 file/line error (exit 2, one line), wherever JSONL is read: instances, answers, imports."""
 
 from __future__ import annotations

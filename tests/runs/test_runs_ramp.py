@@ -1,4 +1,4 @@
-"""A model run's ramp-up (issue 23): the family's checking code is imported and run once while the first
+"""A model run's ramp-up: the family's checking code is imported and run once while the first
 requests are in flight, not when their answers arrive (core.runner.verifying.Verifier.warm), and the
 answers are checked as before. A fresh interpreter runs a real cascade run against a fake server whose
 replies wait (up to a bound, not a timing assertion) for the check module to appear in that process.

@@ -222,7 +222,7 @@ def test_terminal_plot_fits_the_terminal(monkeypatch) -> None:
 
 @pytest.mark.parametrize("runs", [1, 3])
 def test_the_plot_legend_never_hides_full_accuracy(runs: int) -> None:
-    # Issue 9, item 16: plotext draws the legend over the top left, where a run at accuracy 1.0 is.
+    # plotext draws the legend over the top left, where a run at accuracy 1.0 is.
     from core.plot import terminal_plot
 
     series = {f"run-{n}": [("1", 1.0, 3), ("2", 1.0, 3), ("3", 0.5, 2)] for n in range(runs)}
@@ -257,7 +257,7 @@ def _stop_at_env_faults(log_db, run_id: str, n: int) -> None:
 
 
 def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family, log_db) -> None:
-    """Issue 19 item 8: attempts an error of the environment stopped (kept by the runner in env_faults;
+    """Attempts an error of the environment stopped (kept by the runner in env_faults;
     tests/families/specs/test_specs_sandbox.py makes one with Frama-C missing) are counted apart in the
     report, the JSON and the Runs screen's head: not attempts, not errors, not missing; a resume redoes
     them and the count drops to 0."""
@@ -282,7 +282,7 @@ def test_environment_errors_are_counted_apart_until_a_resume_redoes_them(family,
 
 
 def test_the_runs_listing_shows_environment_errors_as_report_counts_them(family, log_db) -> None:
-    """Issue 23: `sembench runs` shows the environment errors `report` counts (a column when some run has
+    """`sembench runs` shows the environment errors `report` counts (a column when some run has
     any, and `env_errors` in its JSON); a resume that redoes them takes them off."""
     write_snapshot(log_db, family, "s", 4)
     run_id, other = _run(log_db, "oracle"), _run(log_db, "oracle")

@@ -1,4 +1,4 @@
-"""Issue 9, items 1-2: a reply reaches extraction and verification exactly as the server sent it, whatever
+"""A reply reaches extraction and verification exactly as the server sent it, whatever
 the API key; a real-looking key never reaches the log database, the response cache, exports or what the
 CLI prints, through any field (reply text, reasoning, finish_reason, model, error texts).
 
@@ -211,7 +211,7 @@ def test_a_key_named_by_the_config_file_is_a_secret_on_every_path(toy, log_db, t
 @pytest.mark.parametrize("case", ["lower", "upper"])
 def test_a_key_echoed_in_another_letter_case_is_redacted_everywhere(toy, log_db, server, model_env, monkeypatch,
                                                                      case) -> None:
-    """Issue 19 item 13: a server that echoes the key lower-cased or upper-cased gives it away as surely as
+    """A server that echoes the key lower-cased or upper-cased gives it away as surely as
     an exact copy; every stored field is redacted and such a reply is not cached."""
     monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
     instances = write_snapshot(log_db, toy, "s", 4)

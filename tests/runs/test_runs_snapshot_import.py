@@ -1,4 +1,4 @@
-"""Issue 9, item 10: `sembench snapshot import` refuses an empty file, and checks every instance's ground
+"""`sembench snapshot import` refuses an empty file, and checks every instance's ground
 truth with the family's own verifier (its oracle response must verify): each one that does not is named by
 line and id, and the file is refused unless --keep-unverified. A family without a reference for an
 instance (oracle_response raising, or a verdict with status "no_reference") is not refused."""

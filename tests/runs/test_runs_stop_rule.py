@@ -1,4 +1,4 @@
-"""Issue 9, item 11: a run stops when failures dominate a sliding window of recent attempts (with the
+"""A run stops when failures dominate a sliding window of recent attempts (with the
 resume command), not on a fixed count in a row. Against the fake server on 127.0.0.1: an endpoint that
 answers everything with 500 or 429 stops after a few attempts; one where 60% of requests succeed and the
 rest stall and time out together (bursts of timeouts in a row) runs to the end."""

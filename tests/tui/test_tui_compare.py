@@ -1,4 +1,4 @@
-"""Issue 22, Comparing: two attempts of one instance side by side (History: `space` marks, `c` compares)."""
+"""Comparing: two attempts of one instance side by side (History: `space` marks, `c` compares)."""
 
 from __future__ import annotations
 

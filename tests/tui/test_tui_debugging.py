@@ -1,4 +1,4 @@
-"""Issue 22, "Debugging a rejection": the runs screen drills down to a run's attempts and to the instance
+"""Debugging a rejection: the runs screen drills down to a run's attempts and to the instance
 with one attempt open, resumes an interrupted run, and each attempt shows its tokens, latency, finish
 reason and cost; `y` copies, the instance exports as JSONL, re-ask sends the same instance again, and the
 model picker lists what the endpoints report. Pilot tests on the real app with the real runner."""

@@ -1,4 +1,4 @@
-"""Issue 21: the workbench shows exactly the text that was verified, for every registered family.
+"""The workbench shows exactly the text that was verified, for every registered family.
 
 Each family's first kit instance is opened in the real app on a temporary log database; a human answer
 holding Rich markup look-alikes is pasted and sent, and the Solve, Verdict and History tabs must show it
@@ -130,7 +130,7 @@ async def test_answer_text_is_never_markup(family_id: str, tmp_path: Path, quiet
 
 
 async def test_divergence_reads_as_a_sentence(tmp_path: Path, quiet) -> None:
-    """Item 3: where an answer and the truth part is a sentence, never `step=…, reason=…`."""
+    """Where an answer and the truth part is a sentence, never `step=…, reason=…`."""
     from tui.app import SembenchApp
 
     family = all_families()["membership"]
@@ -191,7 +191,7 @@ def keystrokes(family: Family, instance: Any, template: str) -> list[str]:
 @pytest.mark.parametrize("family_id", sorted(all_families()))
 async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Path, quiet,
                                                    session_tool_cache_everywhere) -> None:
-    """Items 4-7: the human editor's template (the task's program for specs, the function's name for
+    """The human editor's template (the task's program for specs, the function's name for
     typeinf, the cursor inside the fence on the line to edit) plus the ground truth typed as a person
     would is a correct answer, through the real app."""
     from tui.app import SembenchApp
@@ -226,7 +226,7 @@ async def test_template_plus_ground_truth_verifies(family_id: str, tmp_path: Pat
 
 @pytest.mark.javac
 async def test_imports_compile_errors_on_the_snippets_lines(tmp_path: Path, quiet) -> None:
-    """Item 2: javac's errors (the imports prepended) are shown on the snippet's own lines, marked on its
+    """javac's errors (the imports prepended) are shown on the snippet's own lines, marked on its
     code in Verdict and Step, each diagnostic whole (`symbol:`, `location:`)."""
     from tui.app import SembenchApp
 

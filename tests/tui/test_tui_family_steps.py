@@ -1,4 +1,4 @@
-"""Issue 21 items 12-14: the step views of the newer families (an attempt stepped beside the truth)."""
+"""The step views of the newer families (an attempt stepped beside the truth)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def add_attempt(log, family, instance, snapshot: str, response: str) -> None:
 
 
 async def test_membership_attempt_shows_the_answer_and_where_it_disagrees(make_app, workbench) -> None:
-    """Item 12: one call tree (not the same one twice), the submitted answer, and the disagreeing step."""
+    """One call tree (not the same one twice), the submitted answer, and the disagreeing step."""
     family = get_family("membership")
     instance = workbench.membership[0]
     truth = family.oracle_response(instance).strip().endswith("True")
@@ -61,7 +61,7 @@ def typeinf_id_instance():
 
 
 def test_typeinf_answer_trace_uses_the_derivations_names() -> None:
-    """Item 13: the answer's `q` (and the checker's fresh variables) read as the derivation's names."""
+    """The answer's `q` (and the checker's fresh variables) read as the derivation's names."""
     family, instance = typeinf_id_instance()
     answered = family.trace(instance, family.extract("id :: q -> Int"))
     reference = answered.reference
@@ -73,7 +73,7 @@ def test_typeinf_answer_trace_uses_the_derivations_names() -> None:
 
 
 async def test_typeinf_step_marks_the_first_disagreement(make_app, workbench) -> None:
-    """Item 13: the step where the answer and the derivation first part is marked in the step list."""
+    """The step where the answer and the derivation first part is marked in the step list."""
     family, instance = typeinf_id_instance()
     LogStore(workbench.log).close()
     write_snapshot(workbench.log, "typeinf-id", "typeinf", "tfbench-base", [instance])

@@ -1,4 +1,4 @@
-"""Issue 21 item 19: the workbench reaches its first paint without importing numpy (sqlite_utils imported it
+"""The workbench reaches its first paint without importing numpy (sqlite_utils imported it
 for nothing Sembench uses: tests/bench/bench_app_first_paint.py measures the start-up; this guards it
 without timing), and numpy still imports normally afterwards in the same process; once the families'
 summary is cached, naming the machine solvers (the browser's first worker) imports no family's solver

@@ -1,4 +1,4 @@
-"""Issue 21 item 17: Home/End go to the first/last row in every list: snapshots, instances, History,
+"""Home/End go to the first/last row in every list: snapshots, instances, History,
 Runs."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ async def test_home_end_in_every_list(make_app, workbench) -> None:
 
 
 async def test_small_terminal_solve_tab_keeps_the_editor(make_app, workbench) -> None:
-    """Item 16 (in part): at 60x16 the Solve tab still shows the human editor (the problem folds away;
+    """At 60x16 the Solve tab still shows the human editor (the problem folds away;
     the Problem tab has it); at 80x24 the problem stays above the editor."""
     from textual.widgets import Select, TextArea
 

@@ -146,7 +146,7 @@ async def test_cancel_a_streaming_request(make_app, workbench, server) -> None:
         assert not screen.panel.running
         assert "cancelled" in render_text(app)
         assert app.workspace.log.attempts(instance_id=instance.id) == []
-        # Leaving the instance while a request streams asks first (issue 9, item 14); saying yes cancels it
+        # Leaving the instance while a request streams asks first; saying yes cancels it
         # (no thread left behind, nothing recorded).
         first_delta.clear()
         await pilot.press("ctrl+s")

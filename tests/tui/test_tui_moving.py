@@ -1,5 +1,5 @@
-"""Moving and marking (issue 22): `]`/`[` through the browser's list, bookmarks (`m`), notes (`N`), marked
-rows (`space`, `A`: tag, export, run), the disagreement filters, and the specs label column (issue 21 item 18)."""
+"""Moving and marking: `]`/`[` through the browser's list, bookmarks (`m`), notes (`N`), marked
+rows (`space`, `A`: tag, export, run), the disagreement filters, and the specs label column."""
 
 from __future__ import annotations
 

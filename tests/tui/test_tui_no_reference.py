@@ -1,4 +1,4 @@
-"""Issue 10, item 1: an instance with no ground truth (real sound-law data) says "no reference" in the
+"""An instance with no ground truth (real sound-law data) says "no reference" in the
 workbench where a reference would be, and an answer's steps are shown alone, not beside an empty
 "ground truth"."""
 

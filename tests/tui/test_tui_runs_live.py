@@ -1,4 +1,4 @@
-"""Issue 21 item 17: while a run is live, the Runs screen prints each count once, and the runs table (the
+"""While a run is live, the Runs screen prints each count once, and the runs table (the
 header) and the selected run's metrics (the detail) are of one moment of the log.
 
 A real `sembench run` in another process asks a real HTTP server on 127.0.0.1 (one request at a time, each

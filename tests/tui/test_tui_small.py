@@ -1,4 +1,4 @@
-"""Issue 21 item 16: at 80x24 the browser's search box and snapshot list stay usable."""
+"""At 80x24 the browser's search box and snapshot list stay usable."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def test_browser(snap_compare, make_app) -> None:
 
 
 def test_browser_80x24(snap_compare, make_app) -> None:
-    """Issue 21 item 16: on a small terminal the search box has a row of its own (the query typed here is
+    """On a small terminal the search box has a row of its own (the query typed here is
     seen whole) and the snapshot list keeps its family column."""
     async def run_before(pilot) -> None:
         await settle(pilot)

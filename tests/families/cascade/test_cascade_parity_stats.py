@@ -35,7 +35,7 @@ FAMILY = get_family("cascade")
 pytestmark = pytest.mark.skipif(not BUNDLED_SNAPSHOTS.exists(), reason="snapshots.db not built yet")
 
 
-# The whole released Lite file's figures (issue 20 item 14; see the module docstring for the source).
+# The whole released Lite file's figures (see the module docstring for the source).
 RELEASED_LITE: dict[str, Any] = {
     "n": 1008,
     "cascade_length": {"2": 246, "3": 253, "4": 253, "5": 256},

@@ -1,4 +1,4 @@
-"""Issue 20 item 12: `sembench report RUN_A RUN_B` on a run over original snippets and a run over their
+"""`sembench report RUN_A RUN_B` on a run over original snippets and a run over their
 transformed variants pairs them by snippet and gives the Wilcoxon signed-rank test (paper §5.1) on
 precision, recall and F1, with p-values. Real runs: answers imported through the CLI into a log
 database, verified by the family (javac compile check included)."""

@@ -86,7 +86,7 @@ def test_thalia_like_snippets_compile_and_need_every_import(family) -> None:
 
 
 def test_generated_snippets_compile_over_several_seeds(family) -> None:
-    """Issue 19 item 12: the generator never emits a snippet whose ground truth does not compile. The three
+    """The generator never emits a snippet whose ground truth does not compile. The three
     items that once failed (an overload made ambiguous by a generic sibling; a sibling whose parameter
     type is not on the classpath), then 300 fresh items of each of three other seeds."""
     from core.families.imports.generator import generate_one
@@ -318,7 +318,7 @@ def test_baseline_survives_broken_snippets(family, kb) -> None:
 
 
 def test_a_huge_package_name_is_too_long_not_a_compile_crash(family) -> None:
-    """Issue 19 item 11: a 50,000-part name overflowed javac's stack and was reported as a compile crash.
+    """A 50,000-part name overflowed javac's stack and was reported as a compile crash.
     The answer is now the failure `too_long`, decided before javac; a name at the bound still reaches
     javac and is an ordinary compile error."""
     from core.families.imports.extract import MAX_PARTS, extract
@@ -337,7 +337,7 @@ def test_a_huge_package_name_is_too_long_not_a_compile_crash(family) -> None:
     assert all(d["code"] != "crash" for d in compile_info["diagnostics"]), compile_info
 
 
-# ---- issue 21 item 14: the attempt trace says why each simple name's FQN was or was not accepted ----------
+# ---- the attempt trace says why each simple name's FQN was or was not accepted ----------
 def test_answer_trace_says_why_each_name_was_accepted_or_not(family) -> None:
     data = {"id": "so-18", "family": "imports", "library": "jodatime", "meta": {},
             "code": "public class A {\n  public static void main(String[] a) {\n    Period p = new Period(1, 2, 3, 4);\n"

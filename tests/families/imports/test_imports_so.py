@@ -1,4 +1,4 @@
-"""Issue 20 item 13: the SnR-style baseline on real Stack Overflow snippets (StatType-SO's ground truth as
+"""The SnR-style baseline on real Stack Overflow snippets (StatType-SO's ground truth as
 released with iJTyper, converted into tests/families/imports/fixtures/so/stattype/; README there).
 
 Before the change the baseline reached micro F1 0.90 on these 57 snippets (Hibernate recall 0.57): it

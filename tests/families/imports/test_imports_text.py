@@ -193,7 +193,7 @@ def test_ddmin_keeps_the_property_within_budget() -> None:
 
 
 def test_ddmin_keeps_answers_equal_to_the_expected_imports_as_algorithm_2() -> None:
-    """Issue 20 item 11: a reduced snippet is kept while the answer EQUALS the expected imports (the
+    """A reduced snippet is kept while the answer EQUALS the expected imports (the
     paper's `expected_imports == actual_imports`); the superset check is the option `prop="superset"`."""
     code = "public class A { void m() { DateTime d = new DateTime(); Level l = Level.INFO; } }"
 

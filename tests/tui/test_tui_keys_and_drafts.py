@@ -1,4 +1,4 @@
-"""Issue 9, the workbench items (13-18), and issue 8's "verification never blocks", each with a Pilot test
+"""Keys, drafts, the editor, small things, the solved filter and footers, and "verification never blocks", each with a Pilot test
 on the real app. No sleeps: waits are on workers, on the messages they post, or on a modal being up."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def record(family, instance, snapshot: str, solver: str, response: str, run_id: 
                          correct=verdict.correct, score=verdict.score, status=verdict.status).row()
 
 
-# ---- issue 8, part 3: verification never blocks ------------------------------------------------------------
+# ---- verification never blocks -----------------------------------------------------------------------------
 async def test_a_slow_verifier_never_blocks_the_workbench(make_toy_app, toy_bench, checking, held) -> None:
     """The toy verifier sleeps meta.slow_verify_s (10 s) on this instance; here it is held inside that sleep
     until the test is done. While it runs (the solve is in its checking phase, nothing recorded yet) the
@@ -134,7 +134,7 @@ async def test_ctrl_x_cancels_a_slow_check_from_any_tab(make_toy_app, toy_bench,
         assert app.workspace.log.attempts(instance_id=slow.id) == []
 
 
-# ---- item 13: digits, tab keys and global keys; focus never in a field the user did not choose -----------
+# ---- digits, tab keys and global keys; focus never in a field the user did not choose -----------
 async def test_tab_and_global_keys_work_from_every_widget_but_text_fields(make_app, workbench, monkeypatch) -> None:
     """On every tab, from every focusable widget that does not take text, a digit switches the tab; `?`
     (a global key) opens the help from each kind of widget."""
@@ -246,7 +246,7 @@ async def test_q_while_a_request_runs_quits_not_types(make_toy_app, toy_bench, c
         assert editor.text == "Answer: 5"  # cancelled: the answer is still there to send again
 
 
-# ---- item 14: leaving an instance keeps the draft and its clock, and asks before cancelling a request ------
+# ---- leaving an instance keeps the draft and its clock, and asks before cancelling a request ------
 async def test_leaving_keeps_the_human_draft_and_its_clock(make_app, workbench) -> None:
     clock = FakeClock(1000.0)
     app = make_app(clock=clock)
@@ -308,7 +308,7 @@ async def test_leaving_while_a_request_runs_asks_first(make_toy_app, toy_bench, 
         assert app.workspace.log.attempts(instance_id=slow.id) == []
 
 
-# ---- item 15: the editor keeps the sent answer and grows with it -------------------------------------------
+# ---- the editor keeps the sent answer and grows with it -------------------------------------------
 async def test_sent_answer_stays_and_the_editor_grows(make_app, workbench) -> None:
     instance = workbench.cascade[0]
     rules = "\n".join(f's = s.replace("{chr(97 + i % 10)}", "{chr(97 + (i + 1) % 10)}")' for i in range(20))
@@ -337,7 +337,7 @@ async def test_sent_answer_stays_and_the_editor_grows(make_app, workbench) -> No
         assert len(app.workspace.log.attempts(instance_id=instance.id)) == 2
 
 
-# ---- item 16: the small things ------------------------------------------------------------------------------
+# ---- the small things ------------------------------------------------------------------------------
 async def test_switching_solver_clears_the_last_status(make_app, workbench, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     app = make_app()
@@ -477,7 +477,7 @@ async def test_membership_attempt_beside_the_truth_has_both_traces_and_a_verdict
         trace = screen.stepper.trace
         assert trace is not None and trace.reference is not None  # the answer's trace and the truth's
         text = render_text(app)
-        # one call tree: the answer (a boolean) beside the same execution twice says nothing (issue 21 item 12)
+        # One call tree: the answer (a boolean) beside the same execution twice says nothing
         assert "submitted answer" in text and text.count("call tree (evaluation order)") == 1
         assert "✗ incorrect" in text and "wrong" in text  # the verdict, on the Step tab too
 
@@ -524,7 +524,7 @@ async def test_history_says_incorrect_not_valid(make_app, workbench) -> None:
         assert "✗ incorrect" in text and "✗ valid" not in text
 
 
-# ---- item 17: the solved filter counts models and people, never the oracle ---------------------------------
+# ---- the solved filter counts models and people, never the oracle ---------------------------------
 async def test_solved_counts_models_and_people_never_the_oracle(make_app, workbench) -> None:
     family = get_family("membership")
     by_oracle, by_baseline, by_model, by_person = workbench.membership[:4]
@@ -550,7 +550,7 @@ async def test_solved_counts_models_and_people_never_the_oracle(make_app, workbe
         assert "oracle" not in options and "baseline" in options
 
 
-# ---- item 18: the footers say the keys; the Solve tab has a key for the solver picker ----------------------
+# ---- the footers say the keys; the Solve tab has a key for the solver picker ----------------------
 async def test_footers_show_tab_keys_pane_key_and_solver_key(make_app, workbench) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
