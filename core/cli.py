@@ -345,9 +345,10 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
     fam = get_family(family_id)
     instances = load_instances(fam, instances_path)
     options: dict[str, Any] = {}
+    params = sampling_params(**sampling)  # validated for every solver, as `run` does: bad options are one line
     if is_model_spec(solver):
         # model solvers take sampling options and share the log database's response cache
-        options = {"params": sampling_params(**sampling), "cache": _workspace(ctx).log}
+        options = {"params": params, "cache": _workspace(ctx).log}
     the_solver = make_solver(solver, fam, budget_s=budget, **options)
     style = style or fam.prompt_styles[0]
 

@@ -171,3 +171,16 @@ def test_a_run_recorded_with_out_of_range_options_is_a_one_line_error_on_resume(
     with sqlite3.connect(log_db) as conn:  # e.g. recorded by an older release without the bounds
         conn.execute("update runs set samples = 5000, status = 'interrupted' where id = ?", [run_id])
     _one_line_error(run_cli("run", "--resume", run_id), run_id, "samples")
+
+
+def test_solve_refuses_bad_sampling_options_whatever_the_solver(tmp_path: Path) -> None:
+    """`solve` validates the sampling flags as `run` does, for a local solver too (which ignores them):
+    a 17th stop sequence was accepted without a word there."""
+    instances = tmp_path / "i.jsonl"
+    made = run_cli("generate", "cascade", "--count", "2", "--seed", "1")
+    assert made.exit_code == 0, made.output
+    instances.write_text(made.stdout)
+    stops = [arg for n in range(17) for arg in ("--stop", f"s{n}")]
+    base = ["solve", "cascade", "--instances", str(instances), "--solver", "baseline"]
+    _one_line_error(run_cli(*base, *stops), "--stop")
+    assert run_cli(*base, *stops[:32]).exit_code == 0  # 16 are within the bound
