@@ -201,6 +201,7 @@ def _fmt(value: Any) -> str:
 def families(fmt: str) -> None:
     """List families and their presets."""
     from core.family_summary import summaries
+    from core.readiness import readiness
 
     rows = []
     families = list(all_families().values())
@@ -211,9 +212,12 @@ def families(fmt: str) -> None:
             "family": fam.id, "title": fam.title, "citation": fam.citation.model_dump(),
             "features": list(fam.features), "hint_features": list(fam.hint_features),
             "spoiler_features": list(fam.spoiler_features), "styles": list(fam.prompt_styles), "solvers": summary["solvers"],
-            "requires": [{"tool": t.executable, "package": t.package, "installed": t.available()} for t in fam.requires],
+            "requires": [{"tool": t.executable, "name": t.name, "package": t.package, "installed": t.available(),
+                          "optional": t.optional} for t in fam.requires],
             "presets": summary["presets"],
         })
+        state = readiness(fam)  # looked up now, never cached: a tool installed meanwhile counts
+        rows[-1].update(ready=state.ready, readiness=state.summary(), install=state.install)
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -225,12 +229,34 @@ def families(fmt: str) -> None:
         if row["hint_features"]:
             click.echo(f"  hidden from a person answering: {', '.join(row['hint_features'])}")
         if row["requires"]:
-            tools = ", ".join(f"{t['tool']} ({'installed' if t['installed'] else 'missing: apt install ' + t['package']})"
-                              for t in row["requires"])
+            tools = ", ".join(f"{t['name']} ({'installed' if t['installed'] else 'missing'}"
+                              f"{', optional' if t['optional'] else ''})" for t in row["requires"])
             click.echo(f"  tools: {tools}")
+        click.echo(f"  {row['readiness']}")
         for preset in row["presets"]:
             mark = " [bundled]" if preset["bundled"] else ""
             click.echo(f"  - {preset['name']} ({preset['count']}){mark}: {preset['description']}")
+
+
+@cli.command()
+@FORMAT
+def doctor(fmt: str) -> None:
+    """Whether this machine can check each family's answers: each tool's path and version, what is
+    missing and the command that installs it, and whether the sandbox confines programs here."""
+    from core.readiness import doctor as examine
+
+    report = examine(list(all_families().values()))
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2))
+        return
+    for row in report["families"]:
+        click.echo(f"{row['family']}: {row['summary']}")
+        for tool in row["tools"]:
+            where = f"{tool['path']}, version {tool['version']}" if tool["path"] else \
+                f"missing (Debian package {tool['package']})"
+            click.echo(f"  {tool['tool']}: {where}{' (optional)' if tool['optional'] else ''}")
+    sandbox = report["sandbox"]
+    click.echo("sandbox: bubblewrap confines programs here" if sandbox["works"] else f"sandbox: {sandbox['problem']}")
 
 
 # ---- generate --------------------------------------------------------------------------------

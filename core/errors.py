@@ -36,6 +36,9 @@ class ToolMissing(EnvironmentFault):
     """An external oracle (ghc, javac, frama-c) is not installed; names the Debian package."""
 
     def __init__(self, tool: str, package: str) -> None:
-        super().__init__(f"'{tool}' is not installed; install the Debian package '{package}' (bash .ci/setup does)")
+        from core.readiness import install_command
+
+        super().__init__(f"'{tool}' is not installed (Debian package '{package}'); install it with: "
+                         f"{install_command([package])}")
         self.tool = tool
         self.package = package

@@ -333,6 +333,21 @@ class Family:
         right = self.oracle_response(instance)
         return [right[: len(right) // 2], right[::-1]]
 
+    def missing_requirements(self) -> list[tuple[str, str, bool, str]]:
+        """What this machine lacks of what the family needs (core.readiness): (executable or file, the
+        Debian package that provides it, optional, what it is for). Looked up on PATH, nothing run. A
+        tool that runs programs built from answers needs the sandbox (bubblewrap) too."""
+        import shutil
+
+        out: list[tuple[str, str, bool, str]] = []
+        for tool in self.requires:
+            for exe in (tool.executable, *tool.extra):
+                if shutil.which(exe) is None and all(exe != o[0] for o in out):
+                    out.append((exe, tool.package, tool.optional, tool.note))
+        if any(t.confine == "program" and not t.optional for t in self.requires) and shutil.which("bwrap") is None:
+            out.append(("bwrap", "bubblewrap", False, "the sandbox for programs built from answers"))
+        return out
+
     def extra_solvers(self) -> dict[str, LocalSolver]:
         """Further in-process solvers a family offers (e.g. a random baseline)."""
         return {}

@@ -312,6 +312,10 @@ async def execute(
             raise reason
 
     observer.start(stats)
+    # Why the run stops, raised once the `try` below is left: an exception raised inside an `except*`
+    # clause reaches the caller wrapped in an ExceptionGroup on Python 3.11.0-3.11.3 (Debian 12 has
+    # 3.11.2), which would be a traceback where the user must read one line.
+    ending: BaseException | None = None
     try:
         with fewer_collections():
             async with asyncio.TaskGroup() as group:
@@ -336,16 +340,16 @@ async def execute(
                     if warm is not None and first is not None:
                         group.create_task(warm(first[0]))
     except* RunAborted as eg:
-        raise eg.exceptions[0] from None
+        ending = eg.exceptions[0]
     except* EnvironmentFault as eg:
         # A tool that cannot run fails every attempt alike and says nothing about the answers: stop, with
         # the cause; the attempts it hit are not attempts (a plain resume redoes them), but are kept apart
         # (core.store.envfaults, written below) so that reports count them as errors of the environment.
-        raise RunAborted(f"stopped by an error of the environment, not of the answers: {eg.exceptions[0]}",
-                         None) from None
+        ending = ending or RunAborted(f"stopped by an error of the environment, not of the answers: "
+                                      f"{eg.exceptions[0]}", None)
     except* sqlite3.Error as eg:
         # Full disk, a database deleted or corrupted under us: stop; what was committed stays.
-        raise UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path)) from None
+        ending = ending or UserError(f"cannot write to the log database ({eg.exceptions[0]})", file=str(store.path))
     finally:
         over = True
         end_clients(forked)  # a stopped run's clients are killed; their requests in flight are not recorded
@@ -359,6 +363,8 @@ async def execute(
                 store.record_env_faults(run_id, faults)
         verifier.close()
         observer.finish(stats)
+    if ending is not None:
+        raise ending from None
     return stats
 
 

@@ -32,6 +32,9 @@ class Tool:
     # host paths (globs allowed) a confined run of it reads besides the system's (/usr, /lib*, the dynamic
     # linker's files): a package database under /var, a JDK's configuration under /etc
     reads: tuple[str, ...] = field(default=(), compare=False)
+    # The family's answers are checked without it (it adds, e.g., an independent oracle or validates the
+    # corpus): its absence never stops an attempt, and `sembench families` says what it would add.
+    optional: bool = False
 
     def path(self) -> str | None:
         return shutil.which(self.executable)

@@ -8,7 +8,6 @@ succeed, so that a run stops being about set-up once apt-get has been asked."""
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.paths import DATA_ROOT
+from tests.kit.debian import DPKG_STATUS, setup_packages, status_without
 
 pytestmark = [
     pytest.mark.bwrap,
@@ -23,32 +23,11 @@ pytestmark = [
                        reason="binds files over /var/lib/dpkg/status and /usr/bin/apt-get: needs root"),
 ]
 
-DPKG_STATUS = Path("/var/lib/dpkg/status")
 # Debian's message when python3-venv (ensurepip) is missing; it leaves a half-made environment behind.
 NO_ENSUREPIP = ("The virtual environment was not created successfully because ensurepip is not\n"
                 "available.  On Debian/Ubuntu systems, you need to install the python3-venv\n"
                 "package using the following command.\n\n    apt install python3.11-venv\n")
 APT_ERROR = "E: Unable to locate package {}"
-
-
-def setup_packages() -> list[str]:
-    """The Debian packages `.ci/setup` checks, as the script itself lists them."""
-    text = (DATA_ROOT / ".ci" / "setup").read_text(encoding="utf-8")
-    listed = re.search(r"^APT_PACKAGES=\(([^)]*)\)", text, re.MULTILINE)
-    assert listed, "APT_PACKAGES=( ... ) is no longer in .ci/setup"
-    return listed.group(1).split()
-
-
-def status_without(removed: set[str] | None, dest: Path) -> Path:
-    """The machine's dpkg status file without the stanzas of `removed` (None: without any stanza)."""
-    if removed is None:
-        dest.write_text("")
-        return dest
-    stanzas = DPKG_STATUS.read_text(encoding="utf-8", errors="surrogateescape").split("\n\n")
-    kept = [s for s in stanzas if not any(line == f"Package: {p}" for p in removed for line in s.splitlines())]
-    assert len(stanzas) - len(kept) >= len(removed), f"not every one of {removed} is installed here"
-    dest.write_text("\n\n".join(kept), encoding="utf-8", errors="surrogateescape")
-    return dest
 
 
 def recorder(path: Path, log: Path, body: str = "exit 0") -> None:

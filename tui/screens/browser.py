@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Header, Input, Select, Static
 
 from core.family import all_families
 from core.instance import Snapshot
+from core.readiness import Readiness, not_ready_message, readiness
 from core.store import notes as note_store
 from core.store.notes import Note
 from tui.data import (
@@ -59,6 +60,7 @@ NARROW = 116
 NARROW_NAME = 16
 FAMILY_WIDTH = 10  # the longest family id (membership)
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
+UNREADY_MARK = "!"  # beside a family whose answers this machine cannot check (core.readiness)
 
 SUMMARY_POLL_S = 0.5  # how often the browser looks for attempts written by another process
 ALL = "*"
@@ -97,6 +99,7 @@ class BrowserScreen(SembenchScreen):
         self._summary_again = False
         self._restoring: str | None = None  # the saved snapshot, until the list's cursor is on it
         self.gone: str | None = None  # the saved snapshot, when it no longer exists (said in the info line)
+        self.unready: dict[str, Readiness] = {}  # families whose answers cannot be checked here, and why
         # Rows marked with space (instance ids of the open snapshot), for the batch actions (`A`) and the
         # human-baseline sessions that start "on the marked rows". Cleared when another snapshot opens.
         self.marked: set[str] = set()
@@ -293,11 +296,16 @@ class BrowserScreen(SembenchScreen):
     # -- snapshots -------------------------------------------------------------------------------
     def reload_snapshots(self) -> None:
         self.snapshots = self.app.workspace.snapshots()
+        families = sorted({snap.family for snap, _ in self.snapshots})
+        known = all_families()
+        states = (readiness(known[f]) for f in families if f in known)  # PATH look-ups, no process
+        self.unready = {state.family: state for state in states if not state.ready}
         title = Text("Snapshots", style="bold")
         if any(origin != "bundled" for _, origin in self.snapshots):
             title.append(f"  {USER_MARK} yours", style="dim")
+        if self.unready:
+            title.append(f"  {UNREADY_MARK} tools missing", style="yellow")
         self.query_one("#pane-title", Static).update(title)
-        families = sorted({snap.family for snap, _ in self.snapshots})
         self.query_one("#family-filter", Select).set_options([(f, f) for f in families])
         self.fill_snapshots()
 
@@ -320,10 +328,14 @@ class BrowserScreen(SembenchScreen):
             name = Text(middle_cut(snap.name, NARROW_NAME - len(mark)) if narrow else snap.name, no_wrap=True)
             if mark:
                 name.append(mark, style="bold cyan")
+            family = Text(snap.family)
+            if snap.family in self.unready:
+                family.stylize("yellow")
+                family.append(UNREADY_MARK, style="bold yellow")
             if narrow:
-                table.add_row(name, Text(snap.family), key=snap.name)
+                table.add_row(name, family, key=snap.name)
             else:
-                table.add_row(name, Text(snap.family), str(snap.count), key=snap.name)
+                table.add_row(name, family, str(snap.count), key=snap.name)
         current = self.table.snapshot if self.table is not None else None
         if keep_cursor and current is not None and current in table.rows:
             self._restoring = current  # the refilled list highlights its first row first: not a choice
@@ -444,6 +456,8 @@ class BrowserScreen(SembenchScreen):
         if unknown:
             info.append(f" · no feature {', '.join(repr(k) for k in unknown)} (searchable: "
                         f"{', '.join(self.table.features) or 'ids'})", style="bold red")
+        if self.table.family in self.unready:
+            info.append(f"\n{UNREADY_MARK} {not_ready_message(self.unready[self.table.family])}", style="yellow")
         self.query_one("#table-info", Static).update(info)
 
     @on(Input.Changed, "#search")

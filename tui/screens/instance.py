@@ -81,6 +81,14 @@ def source_cell(row: dict[str, Any]) -> Text:
     return text
 
 
+def blocked_reason(family: Family) -> str | None:
+    """Why this machine cannot check the family's answers (a tool missing, core.readiness), or None."""
+    from core.readiness import not_ready_message, readiness
+
+    state = readiness(family)
+    return None if state.ready else not_ready_message(state)
+
+
 def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
     """Configured model endpoints (safe descriptions), or the config error to show."""
     try:
@@ -183,7 +191,8 @@ class InstanceScreen(SembenchScreen):
                 draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
                 yield SolvePanel(sorted(self.family.local_solvers()), endpoints, self.app.clock,
                                  answer_format=AnswerFormat.of(self.family, self.instance), problem=self._structured(),
-                                 prefs=self.app.solve_prefs, draft=draft, id="solve-panel")
+                                 prefs=self.app.solve_prefs, draft=draft, id="solve-panel",
+                                 blocked=blocked_reason(self.family))
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
                 with VerticalScroll(id="verdict-scroll", classes="spoiler"):
@@ -701,6 +710,9 @@ class InstanceScreen(SembenchScreen):
         message.stop()
         if self.panel.running:
             self.notify("A request is already running; cancel it first (ctrl+x).", severity="warning")
+            return
+        if self.panel.blocked:  # a re-ask (History, R) or the palette: nothing to record but a missing tool
+            self.notify(self.panel.blocked, severity="warning", markup=False)
             return
         self.panel.started(message.spec)
         self.solve(message.spec, message.text, message.human_time_s, message.options, message.timing)

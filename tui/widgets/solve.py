@@ -300,8 +300,12 @@ class SolvePanel(Vertical):
 
     def __init__(self, local: list[str], endpoints: list[dict[str, Any]], clock: Callable[[], float],
                  *, answer_format: AnswerFormat | None = None, problem: RenderableType | None = None,
-                 prefs: dict[str, Any] | None = None, draft: Draft | None = None, id: str | None = None) -> None:
+                 prefs: dict[str, Any] | None = None, draft: Draft | None = None, id: str | None = None,
+                 blocked: str | None = None) -> None:
         super().__init__(id=id)
+        # Why no answer can be checked on this machine (a tool missing, core.readiness), or None: then
+        # nothing is sent (no failed attempt is recorded) and the status line says what to install.
+        self.blocked = blocked
         self.local = local
         self.endpoints = endpoints
         self.clock = clock
@@ -417,6 +421,8 @@ class SolvePanel(Vertical):
     def hint(self, choice: str, in_entry: bool = False) -> Text:
         """The status line for a freshly chosen solver (nothing of an earlier request). `in_entry`: the
         focus is in the editor or the model-name field already, where `e` would be typed: not suggested."""
+        if self.blocked:
+            return Text(self.blocked, style="bold yellow")
         if choice == HUMAN:
             where = "The editor has the focus: type your answer" if in_entry else \
                 "Type your answer (e goes to the editor)"
@@ -656,6 +662,10 @@ class SolvePanel(Vertical):
     def request(self) -> None:
         if self.running:
             self.notify("A request is already running; cancel it first.", severity="warning")
+            return
+        if self.blocked:  # an attempt would only record that a tool is missing: said instead, the answer kept
+            self.status(self.hint(self.choice))
+            self.notify(self.blocked, severity="warning", markup=False)
             return
         choice = self.choice
         if choice == HUMAN:

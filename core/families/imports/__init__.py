@@ -68,6 +68,19 @@ class ImportsFamily(Family):
             values["library"] = getattr(instance, "library", None) or None
         return values
 
+    def missing_requirements(self) -> list[tuple[str, str, bool, str]]:
+        """javac and java, and the libraries' jars the knowledge base and the compile check read."""
+        from core.families.imports.paths import LIBRARIES, jar_dir
+
+        out = super().missing_requirements()
+        folder = jar_dir()
+        for package, jars in LIBRARIES.values():
+            absent = [jar for jar in jars if not (folder / jar).is_file()]
+            if absent:  # one entry per library: its first absent jar, and how many more
+                more = f" (and {len(absent) - 1} more jars)" if len(absent) > 1 else ""
+                out.append((f"{folder / absent[0]}{more}", package, False, "a library the snippets use"))
+        return out
+
     def answer_template_for(self, instance: Instance | None) -> str:
         """The format, the cursor after `import ` (inside the fence, on the line to edit)."""
         return self.answer_template.replace("import ;", f"import {TEMPLATE_CURSOR};", 1)

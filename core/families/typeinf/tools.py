@@ -12,4 +12,5 @@ GHC = Tool(
     confine="tool",  # reads answers (and imported files): confined where bubblewrap runs (docs/sandbox.md)
     reads=("/var/lib/ghc",),  # Debian's global package database (/usr/lib/ghc/package.conf.d links there)
     note="validates the corpus and generated tasks; proves answers equal to the ground truth (Refl / subsumption)",
+    optional=True,  # answers are checked in-process (core.families.typeinf.check); GHC is the second oracle
 )
