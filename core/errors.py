@@ -36,7 +36,7 @@ class ToolMissing(EnvironmentFault):
     """An external oracle (ghc, javac, frama-c) is not installed; names the Debian package."""
 
     def __init__(self, tool: str, package: str) -> None:
-        from core.readiness import install_command
+        from core.install import install_command
 
         super().__init__(f"'{tool}' is not installed (Debian package '{package}'); install it with: "
                          f"{install_command([package])}")

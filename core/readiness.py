@@ -10,10 +10,11 @@ processes.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from core.install import install_command
 
 if TYPE_CHECKING:
     from core.family import Family
@@ -49,12 +50,6 @@ class Readiness:
         else:
             text = f"ready ({', '.join(optional)} missing, optional: {self.missing[0].note or 'not needed to check answers'})"
         return f"{text}; install with: {self.install}"
-
-
-def install_command(packages: list[str]) -> str:
-    """The command a person types to install `packages` (Debian): with sudo unless they are root."""
-    prefix = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
-    return f"{prefix}apt-get install {' '.join(dict.fromkeys(packages))}"
 
 
 def readiness(fam: Family) -> Readiness:
