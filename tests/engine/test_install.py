@@ -1,5 +1,5 @@
 """`pip install .` (not editable) gives a working `sembench` from any directory, with the bundled snapshots
-and assets found as installed data, not through the checkout."""
+and assets found as installed data, not through the checkout; `sembench` alone opens the workbench there."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.paths import DATA_ROOT
+from tests.kit.terminal import in_a_terminal
 
 pytestmark = pytest.mark.slow
 
@@ -69,3 +70,11 @@ def test_a_regular_install_works_from_another_directory(tmp_path: Path) -> None:
                     if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
     missing = [str(p) for p in package_data if not (site_core / p).is_file()]
     assert missing == [], f"package data not installed: {missing}"
+    # `sembench` with no verb opens the workbench on the installed snapshots, in a real terminal
+    screen_env = {**env, "TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state"),
+                  "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    code, screen = in_a_terminal([str(venv / "bin" / "sembench")], until=b"pbebench-lite", keys=b"q",
+                                 cwd=elsewhere, env=screen_env)
+    shown = screen.decode(errors="replace")
+    assert code == 0, shown[-3000:]
+    assert "Snapshots" in shown and "Traceback" not in shown

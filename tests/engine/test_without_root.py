@@ -11,19 +11,13 @@ code is the clone's (the traceback of a failure names its files)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import pwd
 import shutil
-import struct
 import subprocess
 import sysconfig
 import tempfile
-import termios
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +26,7 @@ import pytest
 from core.family import all_families
 from core.paths import DATA_ROOT
 from tests.kit.debian import DPKG_STATUS, status_without
+from tests.kit.terminal import in_a_terminal
 
 pytestmark = [
     pytest.mark.slow,
@@ -134,45 +129,8 @@ def account(user: pwd.struct_passwd) -> Iterator[Account]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def in_a_terminal(argv: list[str], until: bytes, keys: bytes) -> tuple[int, bytes]:
-    """Run `argv` in a terminal of 140x44, wait for `until` on it, type `keys`, and wait for its end."""
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 44, 140, 0, 0))
-    proc = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
-    os.close(terminal)
-    screen = bytearray()
-
-    def drain() -> None:
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            screen.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while until not in screen and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.3)
-        assert until in screen, bytes(screen[-3000:]).decode(errors="replace")
-        time.sleep(1.0)
-        os.write(controller, keys)
-        code = proc.wait(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, 9)
-            proc.wait()
-        reader.join(timeout=5)
-        os.close(controller)
-    return code, bytes(screen)
-
-
 def test_the_readme_command_opens_the_workbench_for_a_user_who_is_not_root(account: Account) -> None:
-    code, screen = in_a_terminal(account.argv("bash", ".ci/app"), until=b"tools missing", keys=b"q")
+    code, screen = in_a_terminal(account.argv("bash", ".ci/app"), until=b"tools missing", keys=b"q", wait_s=WAIT_S)
     said = screen.decode(errors="replace")
     assert code == 0, said[-3000:]
     assert "setup: not installing Debian packages (needs root and apt-get)" in said
