@@ -1,4 +1,4 @@
-"""Errors of the environment on a cluster's worker (issue 23): a worker whose TMPDIR cannot hold a tool's
+"""Errors of the environment on a cluster's worker: a worker whose TMPDIR cannot hold a tool's
 files, or that lost Frama-C from its PATH after it was admitted, while the driver's machine is fine. The run
 stops as a local run does: the attempt the fault stopped is not recorded as an answer but kept apart in
 env_faults with the cause (naming the worker), the error line gives the cause and the resume command, the

@@ -1,4 +1,4 @@
-"""Issue 21, items 8-11: human mode as a person uses it. Hints never type, nothing spoils the answer
+"""Human mode as a person uses it. Hints never type, nothing spoils the answer
 before it is sent (on every instance), ctrl+s reads the editor's current text, and leaving while an
 answer is checked keeps it and records its verdict."""
 
@@ -54,7 +54,7 @@ def status(screen: InstanceScreen) -> str:
 
 
 async def test_hints_never_type(make_app, workbench) -> None:
-    """Item 8: once the picker put the focus in the editor, the status says so and `e` is not offered;
+    """Once the picker put the focus in the editor, the status says so and `e` is not offered;
     re-picking the selected solver focuses its entry again."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -72,7 +72,7 @@ async def test_hints_never_type(make_app, workbench) -> None:
 
 
 async def test_no_spoilers_on_any_instance_until_sent(make_app, workbench) -> None:
-    """Item 9: with human chosen, Step's ground truth and Verdict stay hidden on every instance (one opened
+    """With human chosen, Step's ground truth and Verdict stay hidden on every instance (one opened
     later too, before its Solve tab is visited) until that instance's answer is sent; `v` reveals, and
     the attempt sent after it records that."""
     app = make_app()
@@ -107,7 +107,7 @@ async def test_no_spoilers_on_any_instance_until_sent(make_app, workbench) -> No
 
 
 async def test_sending_right_after_an_edit_reads_the_editor(make_app, workbench) -> None:
-    """Item 10: ctrl+s straight after typing or pasting sends the editor's text, never 'sent already'."""
+    """ctrl+s straight after typing or pasting sends the editor's text, never 'sent already'."""
     app = make_app()
     instance = workbench.cascade[0]
     async with app.run_test(size=SIZE) as pilot:
@@ -134,7 +134,7 @@ async def test_sending_right_after_an_edit_reads_the_editor(make_app, workbench)
 
 
 async def test_leaving_while_a_human_answer_is_checked_records_it(make_toy_app, toy_bench) -> None:
-    """Item 11: the confirm dialog says the answer is kept; its verdict is recorded when the check ends."""
+    """The confirm dialog says the answer is kept; its verdict is recorded when the check ends."""
     slow = toy_bench.instances[0]  # its verifier takes SLOW_VERIFY_S
     family = get_family("toysum")
     app = make_toy_app()

@@ -1,4 +1,4 @@
-"""Issue 22, human-baseline sessions in the workbench: started from the browser (H), answered one
+"""Human-baseline sessions in the workbench: started from the browser (H), answered one
 instance after another without spoilers, timed on the injected clock (paused away from the Solve tab
 and while paused), recorded into one run as each answer is sent, resumable, summarised at the end, and
 reported by `sembench report` like any run."""

@@ -1,4 +1,4 @@
-"""Human-baseline sessions in the workbench (issue 22): a person answers a list of instances one after
+"""Human-baseline sessions in the workbench: a person answers a list of instances one after
 another, each answer recorded as it is sent into the session's run (core.sessions: solver `human:NAME`).
 
 `SessionScreen` is the instance view in human mode with the session's rules on top: the solver is fixed

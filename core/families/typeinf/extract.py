@@ -34,7 +34,7 @@ from core.verdict import Answer
 # linear, and a window (the last 200,000 characters, before) missed a signature at the head of a long
 # reply and made the cost per character jump at the window's edge.
 MAX_CHARS = MAX_REPLY_CHARS
-# Bounds on the type text that is parsed (issue 19 item 10): the longest signature in the corpus and in
+# Bounds on the type text that is parsed: the longest signature in the corpus and in
 # TF-Bench's released tasks has under 60 tokens and nests brackets 4 deep; a type text above either
 # bound is the answer's `too_long` failure, decided by one linear scan before any parsing (tree-sitter
 # is quadratic on deep nesting, and the checker recurses along the arrow spine: 300 tokens keep it

@@ -122,7 +122,7 @@ def _row(label: str, expected: str, got: str) -> DiffRow:
 
 
 def verify(instance: TypeinfInstance, answer: Answer) -> Verdict:
-    """Two judgements (issue 20 item 8): `correct` reads the reply as TF-Bench's released post-processing
+    """Two judgements: `correct` reads the reply as TF-Bench's released post-processing
     does (extract put it in answer.details["released"]; text beyond the signature makes it wrong,
     InstructionFollowing); details["correct_lenient"] is this family's lenient extraction (the answer's
     value). An Answer made elsewhere, without a released reading, is judged once and both agree."""

@@ -1,4 +1,4 @@
-"""Preprocessor directives in a reply must be the task's, exactly (issue 19, items 1 and 4): an added
+"""Preprocessor directives in a reply must be the task's, exactly: an added
 `#include` would make Frama-C and gcc read (and the counterexample harness run) any file."""
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def test_a_reply_cut_off_while_thinking_is_read_inside_its_unclosed_block():
 
 def test_layout_and_comments_do_not_count_as_edits():
     squashed = INST.reference().replace("  if (a >= b) {", "  // the larger one\n  if (a>=b){")
-    answer = extract("```c\n" + squashed + "```", INST)  # an added #include is an edit (issue 19)
+    answer = extract("```c\n" + squashed + "```", INST)  # an added #include is an edit
     assert answer.ok, answer.message
 
 

@@ -1,5 +1,5 @@
-"""Every WP goal is read and checked against WP's own count (issue 20, item 1), and the two conventions
-for unproved goals (item 2): the paper's (only a time-out is unknown) by default, the counterexample one
+"""Every WP goal is read and checked against WP's own count, and the two conventions
+for unproved goals: the paper's (only a time-out is unknown) by default, the counterexample one
 beside it. Real Frama-C runs on small programs with callers, `\\valid`, RTE, loop assigns, terminates."""
 
 from __future__ import annotations

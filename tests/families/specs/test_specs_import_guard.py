@@ -1,6 +1,6 @@
-"""A folder of annotated C files imports whole (issue 20, item 3): a file whose only function is `main`
+"""A folder of annotated C files imports whole: a file whose only function is `main`
 is a task about `main`; a file that cannot become a task is listed with its reason and the rest import.
-Includes are checked before gcc or Frama-C sees a file (issue 19, item 4): no device, FIFO, `/proc`, or
+Includes are checked before gcc or Frama-C sees a file: no device, FIFO, `/proc`, or
 file outside the folder and the system include directories."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The summary reports both conventions for unproved contracts (issue 20, item 2) and counts the verified
-contracts left out of CR because their mutants could not be located (item 6)."""
+"""The summary reports both conventions for unproved contracts and counts the verified
+contracts left out of CR because their mutants could not be located."""
 
 from __future__ import annotations
 

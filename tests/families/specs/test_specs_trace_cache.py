@@ -1,4 +1,4 @@
-"""Issue 21 item 15: the specs trace (WP goals, the counterexample search) is computed once per
+"""The specs trace (WP goals, the counterexample search) is computed once per
 (program, answer); tracing the same attempt again reuses it, and what a caller changes on its copy never
 leaks into the next one."""
 

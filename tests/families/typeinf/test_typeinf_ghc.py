@@ -188,7 +188,7 @@ def test_released_operator_tasks_compile_under_their_ground_truth() -> None:
 
 
 def test_every_released_base_truth_and_right_baseline_answer_is_proved_by_ghc() -> None:
-    """Issue 20's "done when" with GHC as the oracle: for each of the 181 released base tasks held here
+    """GHC as the oracle: for each of the 181 released base tasks held here
     (docs/typeinf.md) the ground truth is proved equal to the oracle's answer, and each baseline answer
     the checker accepts is proved equal to the truth; one batched GHC run (oracle_many)."""
     from core.families.typeinf.verify import truth_parts

@@ -1,4 +1,4 @@
-"""typeinf verification is linear in the answer (issue 19 item 10): the work a check does on a hostile
+"""The typeinf family's verification is linear in the answer: the work a check does on a hostile
 reply is bounded by counts, not timed here (tests/bench/bench_typeinf_verify_linear.py measures the time
 per character): the parser runs a fixed number of times whatever the reply's length, the fast token
 bound agrees with a plain token-by-token scan, and the replies that made the extraction's regexes

@@ -1,5 +1,5 @@
 """TF-Bench's released task files (`task_<n>.hs.md`): operators, sections and backticked names import
-and their ground truth verifies (issue 20 item 7)."""
+and their ground truth verifies."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _not_instance():  # type: ignore[no-untyped-def]
 
 
 def test_hostile_long_types_are_too_long_not_parsed() -> None:
-    """Issue 19 item 10: a 32,000-variable type and 50,000 nested parentheses are `too_long` after one
+    """A 32,000-variable type and 50,000 nested parentheses are `too_long` after one
     linear scan (they hung or took seconds); a type just under the bounds is still read and judged."""
     from core.families.typeinf.extract import MAX_TYPE_DEPTH, MAX_TYPE_TOKENS
 
@@ -96,7 +96,7 @@ def test_prose_after_the_type_is_still_cut_with_bounded_attempts() -> None:
 
 
 def test_two_judgements_released_and_lenient() -> None:
-    """Issue 20 item 8: `correct` reads the reply as TF-Bench's released post-processing does (fences and
+    """`correct` reads the reply as TF-Bench's released post-processing does (fences and
     hook removed, [Char] -> String; text beyond the type makes it wrong, InstructionFollowing),
     `correct_lenient` as this family's extraction does; reasoning is removed before either."""
     fam = get_family("typeinf")
@@ -121,7 +121,7 @@ def test_two_judgements_released_and_lenient() -> None:
 
 
 def test_summary_reports_acc_and_acc_lenient_never_pooled() -> None:
-    """Issue 20 items 8 and 10: the summary's `acc` is the base rows' (released judgement), `acc_pure`
+    """The summary's `acc` is the base rows' (released judgement), `acc_pure`
     the pure rows', `acc_lenient` beside it; RS needs both variants and says so when one is missing."""
     fam = get_family("typeinf")
     base = list(fam.generate(fam.resolve_params("tfbench-base"), 0, 4))
@@ -162,7 +162,7 @@ def test_compare_names_the_two_solvers_of_re() -> None:
 
 
 def test_baseline_answers_a_class_method_with_its_class_declaration() -> None:
-    """Issue 20 item 9: released `succ = toEnum . (+ one) . fromEnum` types as (Enum a, Enum b) => a -> b
+    """Released `succ = toEnum . (+ one) . fromEnum` types as (Enum a, Enum b) => a -> b
     on its own; TF-Bench's truth is Enum's declaration, which the baseline now answers. properFraction
     (RealFrac's method written at Ratio) stays a documented miss."""
     fam = get_family("typeinf")
@@ -189,7 +189,7 @@ RELEASED_MISSES = {
 
 
 def test_baseline_on_the_real_released_base_tasks() -> None:
-    """Issue 20 item 9: on 71 real released base tasks every ground truth verifies, and the baseline
+    """On 71 real released base tasks every ground truth verifies, and the baseline
     misses only the tasks whose released code cannot give the declared type (68/71, 95.8%)."""
     fam = get_family("typeinf")
     instances = fam.import_files(FIXTURES / "tfbench_released_base.jsonl") + fam.import_files(
@@ -215,7 +215,7 @@ def test_a_dependency_signature_for_a_parameter_fixes_its_type() -> None:
 
 
 def test_an_imported_task_with_deep_nesting_is_refused_not_parsed() -> None:
-    """Issue 19 item 10 for the other side of a verdict: a ground truth or a `type` dependency nesting
+    """Bounds on the other side of a verdict: a ground truth or a `type` dependency nesting
     5,000 parentheses (tree-sitter: seconds, quadratic) is refused by one scan; the verdict says so."""
     from core.families.typeinf.hsparse import MAX_NESTING, HsParseError, parse_code, parse_type
 
@@ -259,7 +259,7 @@ def _all_released_base() -> list:  # type: ignore[type-arg]
 
 
 def test_the_released_base_folder_imports_whole_and_every_truth_verifies(tmp_path: Path) -> None:
-    """Issue 20's "done when" on the released base tasks held here (MANIFEST.tsv: 71 `task_<n>.hs.md`
+    """The released base tasks held here (MANIFEST.tsv: 71 `task_<n>.hs.md`
     and 110 `task_<n>.core.md`, the base tasks' earlier name, of other task ids; 181 of the 188):
     `sembench snapshot import` of the folder takes every file without flags, one instance per file
     with distinct task ids, and every ground truth verifies."""
@@ -289,7 +289,7 @@ def test_the_released_base_folder_imports_whole_and_every_truth_verifies(tmp_pat
 
 
 def test_baseline_rate_on_all_released_base_tasks_held_here() -> None:
-    """Issue 20 item 9 on the 181 released base tasks held here: at least 164 answered (90.6%); the 71
+    """The baseline on the 181 released base tasks held here: at least 164 answered (90.6%); the 71
     released `.hs.md` alone at least 68 (95.8%). The misses are listed in docs/typeinf.md."""
     fam = get_family("typeinf")
     instances = _all_released_base()
