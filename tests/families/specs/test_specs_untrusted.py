@@ -166,3 +166,48 @@ def test_a_run_and_a_repair_store_and_send_no_secret(tmp_path, log_db) -> None:
     assert SECRET.encode() not in stored
     assert all("foreign_ghost_code" in text for text in exported)
     assert len(asked) == 3 and "declares `system`" in asked[2]  # the repair round was told why
+
+
+@pytest.mark.framac
+def test_an_e_acsl_run_stalled_from_outside_is_no_verdict(monkeypatch) -> None:
+    """The machine stalls the counterexample search (its processes stopped from outside, as a SIGSTOP or
+    a suspended VM does) past its limit: not a counterexample on the answer, but, after one more try, an
+    environment fault (a run stops there, resumable)."""
+    import os
+    import signal
+    import threading
+    import time
+    from pathlib import Path
+
+    from core.errors import EnvironmentFault
+    from core.families.specs import runtime
+    from core.families.specs.csyntax import signature
+
+    inst = corpus_instance("max_array")
+    wrong = _evil(inst, "", decls="").replace("/*@ ghost  */\n", "")
+    monkeypatch.setattr(runtime, "run_limit_s", lambda inputs: 5, raising=False)  # the stall need not last a minute
+    stopped: list[int] = []
+    done = threading.Event()
+
+    def stall() -> None:  # stops the harness's shell of each try as soon as it starts
+        while not done.is_set():
+            for entry in Path("/proc").iterdir():
+                try:
+                    argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+                except OSError:
+                    continue
+                if len(argv) > 2 and argv[1] == b"-c" and argv[2].startswith(b"gcc -std=c99") and \
+                        int(entry.name) not in stopped:
+                    os.kill(int(entry.name), signal.SIGSTOP)
+                    stopped.append(int(entry.name))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=stall, daemon=True)
+    watcher.start()
+    try:
+        with pytest.raises(EnvironmentFault, match="stopped from outside"):
+            runtime.check_contract(wrong, "max_array", signature(inst.code, "max_array"), [{"a": [3], "n": 1}])
+    finally:
+        done.set()
+        watcher.join()
+    assert len(stopped) == 2
