@@ -21,9 +21,11 @@ from typing import Any, TextIO
 import click
 
 from core.cli_runs import BUDGET, FORMAT, SCORING, sampling_options, sampling_params, unsandboxed_option
+from core.cluster.target import ClusterTarget, cluster_options
 from core.errors import UserError
 from core.family import all_families, get_family
 from core.limits import DEFAULT_BUDGET_S, INT64_MAX, INT64_MIN, MAX_BUDGET_S, MAX_COUNT, MAX_INDEX
+from core.terminal import echo, shown
 
 # A write that fails for want of room (a full disk or quota, a file size limit, /dev/full, a device gone): the
 # machine's fault, one line like bad input, never a traceback.
@@ -56,22 +58,22 @@ class SembenchGroup(click.Group):
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as exc:  # a bad --db and the like: one line, exit 2
-            click.echo(f"error: {_redacted(exc.format_message())}", err=True)
+            echo(f"error: {_redacted(exc.format_message())}", err=True)
             ctx.exit(2)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except UserError as exc:
-            click.echo(f"error: {_redacted(str(exc))}", err=True)
+            echo(f"error: {_redacted(str(exc))}", err=True)
             ctx.exit(2)
         except click.UsageError as exc:
             # A bad flag value is bad input like any other: one line, exit 2 (not click's usage block).
             name = exc.ctx.command_path if exc.ctx is not None else "sembench"
-            click.echo(f"error: {name}: {_redacted(exc.format_message())}", err=True)
+            echo(f"error: {name}: {_redacted(exc.format_message())}", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:  # SIGINT, or SIGTERM where a verb installed core.runner.stop's handlers
-            click.echo("error: interrupted", err=True)
+            echo("error: interrupted", err=True)
             ctx.exit(130)
         except BrokenPipeError:
             sys.stderr.close()
@@ -84,7 +86,7 @@ class SembenchGroup(click.Group):
             with open(os.devnull, "w") as devnull:
                 os.dup2(devnull.fileno(), sys.stdout.fileno())
             where = f"{exc.filename}: " if exc.filename else "standard output: "
-            click.echo(f"error: {where}cannot write ({exc.strerror})", err=True)
+            echo(f"error: {where}cannot write ({exc.strerror})", err=True)
             ctx.exit(2)
         except UnicodeEncodeError as exc:
             # Python reads an argument or a file name that is not UTF-8 with its bytes kept as lone surrogates
@@ -93,8 +95,8 @@ class SembenchGroup(click.Group):
             if exc.reason != "surrogates not allowed":
                 raise
             text = exc.object[max(0, exc.start - 40):exc.end + 40]  # the name, not a whole note
-            shown = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-            click.echo(f"error: not valid UTF-8: {_redacted(repr(shown)[1:])} (an argument, or a file name, with "
+            raw = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+            echo(f"error: not valid UTF-8: {_redacted(repr(raw)[1:])} (an argument, or a file name, with "
                        "bytes that are not UTF-8); use UTF-8 names", err=True)
             ctx.exit(2)
         except Exception as exc:
@@ -109,7 +111,7 @@ class SembenchGroup(click.Group):
             from core.store.faults import db_fault
 
             path = (ctx.obj or {}).get("db") or default_log_db()
-            click.echo(f"error: {_redacted(str(db_fault(path, exc)))}", err=True)
+            echo(f"error: {_redacted(str(db_fault(path, exc)))}", err=True)
             ctx.exit(2)
 
 
@@ -131,10 +133,11 @@ def _redacted(text: str) -> str:
         # No config file: the keys known_secrets() would add are the standard variables' (known()
         # reads them) and those of endpoints built in this process (registered when built). Skipping
         # it keeps pydantic out of a process that only prints an error (~0.25 s of each such line).
-        return secrets.redact(text, secrets.known())
+        return shown(secrets.redact(text, secrets.known()))
     from core.models.config import known_secrets
 
-    return secrets.redact(text, known_secrets())
+    # one line, nothing a terminal acts on: names in it come from files and replies (core.terminal)
+    return shown(secrets.redact(text, known_secrets()))
 
 
 def _load_extra_commands() -> None:
@@ -178,15 +181,16 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _print_table(rows: list[dict[str, Any]], columns: list[str], title: str | None = None) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from core.terminal import safe_console
 
     table = Table(title=title)
     for column in columns:
         table.add_column(column)
     for row in rows:
         table.add_row(*(_fmt(row.get(c)) for c in columns))
-    Console().print(table)
+    safe_console().print(table)
 
 
 def _fmt(value: Any) -> str:
@@ -219,23 +223,23 @@ def families(fmt: str) -> None:
         state = readiness(fam)  # looked up now, never cached: a tool installed meanwhile counts
         rows[-1].update(ready=state.ready, readiness=state.summary(), install=state.install)
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2))
+        echo(json.dumps(rows, indent=2))
         return
     for row in rows:
         cite = row["citation"]
-        click.echo(f"{row['family']}: {row['title']}")
-        click.echo(f"  paper: {cite['title']} — {cite['authors']}, {cite['venue']}, {cite['url']}")
-        click.echo(f"  features: {', '.join(row['features'])}; solvers: {', '.join(row['solvers'])}")
+        echo(f"{row['family']}: {row['title']}")
+        echo(f"  paper: {cite['title']} — {cite['authors']}, {cite['venue']}, {cite['url']}")
+        echo(f"  features: {', '.join(row['features'])}; solvers: {', '.join(row['solvers'])}")
         if row["hint_features"]:
-            click.echo(f"  hidden from a person answering: {', '.join(row['hint_features'])}")
+            echo(f"  hidden from a person answering: {', '.join(row['hint_features'])}")
         if row["requires"]:
             tools = ", ".join(f"{t['name']} ({'installed' if t['installed'] else 'missing'}"
                               f"{', optional' if t['optional'] else ''})" for t in row["requires"])
-            click.echo(f"  tools: {tools}")
-        click.echo(f"  {row['readiness']}")
+            echo(f"  tools: {tools}")
+        echo(f"  {row['readiness']}")
         for preset in row["presets"]:
             mark = " [bundled]" if preset["bundled"] else ""
-            click.echo(f"  - {preset['name']} ({preset['count']}){mark}: {preset['description']}")
+            echo(f"  - {preset['name']} ({preset['count']}){mark}: {preset['description']}")
 
 
 @cli.command()
@@ -282,7 +286,7 @@ def generate(family_id: str, preset: str | None, params: tuple[str, ...], seed: 
             handle.write(json.dumps(inst.to_json_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
             advance()
     if out is not None:
-        click.echo(f"wrote {count} {family_id} instances to {out}", err=True)
+        echo(f"wrote {count} {family_id} instances to {out}", err=True)
 
 
 @contextmanager
@@ -319,10 +323,6 @@ def progress_updates(enabled: bool = True) -> Iterator[Any]:
 
 
 # ---- prompt ----------------------------------------------------------------------------------
-CLUSTER = click.option("--cluster", default=None, metavar="ADDRESS",
-                       help="Verify on a Dask cluster: its scheduler's address (tcp://host:8786).")
-WORKERS = click.option("--workers", type=click.IntRange(1, 256), default=None,
-                       help="Verify on a local Dask cluster of N worker processes.")
 INSTANCES = click.option("--instances", "instances_path", required=True,
                          type=click.Path(dir_okay=False, path_type=Path), help="Instances JSONL.")
 OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="JSONL file (default: stdout).")
@@ -408,21 +408,23 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
 @FORMAT
 @SCORING
 @unsandboxed_option
-@CLUSTER
-@WORKERS
+@cluster_options
 @click.pass_context
 def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str,
-           scoring: str | None, cluster: str | None, workers: int | None) -> None:
+           scoring: str | None, cluster: ClusterTarget | None) -> None:
     """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics.
 
-    With --cluster ADDRESS (a Dask scheduler) or --workers N (a local cluster of N processes) the
-    checks run on the cluster's workers, which must have the family's tools (docs/cluster.md).
+    With --cluster ADDRESS (a Dask scheduler, TLS) or --workers N (a local cluster of N processes) the
+    checks that cost more than a task's round trip run on the cluster's workers, which must have the
+    family's tools (docs/cluster.md); cheaper ones run here.
     With --scoring NAME another of the family's scorings judges (cascade: `released`, the released
     scorer's reading); its checks are in-process and run here."""
     from core.jsonl import load_answers, load_instances, write_jsonl
 
     fam = get_family(family_id)
     scoring = fam.scoring(scoring)
+    if cluster is not None:
+        cluster.check()  # a cluster that cannot be used is said before any file is read
     instances = {inst.id: inst for inst in load_instances(fam, instances_path)}
     answers = load_answers(answers_path)
     rows = []
@@ -434,10 +436,10 @@ def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_pat
     pairs = [(instances[iid], response) for _, iid, response in answers]
     if scoring != fam.scorings[0]:
         checked = fam.check_scored(pairs, scoring)
-    elif cluster is not None or workers is not None:
+    elif cluster is not None:
         from core.cluster.run import verify_on_cluster
 
-        checked = verify_on_cluster(fam, pairs, cluster, workers, (ctx.find_root().obj or {}).get("db"))
+        checked = verify_on_cluster(fam, pairs, cluster, (ctx.find_root().obj or {}).get("db"))
     else:
         # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
         checked = fam.check_many(pairs)
@@ -481,10 +483,10 @@ def _samples_summary(fam: Any, instances: dict[str, Any], ids: list[str], verdic
 
 def _print_metrics(report: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps(report, indent=2))
+        echo(json.dumps(report, indent=2))
         return
     overall = report["overall"]
-    click.echo(f"{report['family']}: {report['n']} verdicts, {report.get('missing', 0)} instances unanswered"
+    echo(f"{report['family']}: {report['n']} verdicts, {report.get('missing', 0)} instances unanswered"
                + (f" (scoring: {report['scoring']})" if report.get("scoring") else ""))
     _print_table([{"metric": k, "value": v} for k, v in overall.items()], ["metric", "value"])
     if "pass@k" in report:
@@ -519,7 +521,7 @@ def trace(family_id: str, instances_path: Path, instance_id: str, answer: str | 
 
     extracted = extract(fam, answer, found[0]) if answer is not None else None
     result = fam.trace(found[0], extracted)
-    click.echo(result.model_dump_json(indent=2) if fmt == "json" else result.to_text())
+    echo(result.model_dump_json(indent=2) if fmt == "json" else result.to_text())
 
 
 # ---- snapshots -------------------------------------------------------------------------------
@@ -545,7 +547,7 @@ def snapshot_list(ctx: click.Context, fmt: str) -> None:
     rows = [{"name": s.name, "family": s.family, "preset": s.preset, "seed": s.seed, "count": s.count,
              "origin": origin, "description": s.description, "meta": s.meta} for s, origin in ws.snapshots()]
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2))
+        echo(json.dumps(rows, indent=2))
     else:
         _print_table(rows, ["name", "family", "count", "seed", "origin", "description"], title="snapshots")
 
@@ -566,11 +568,11 @@ def snapshot_build(out: Path | None, only: tuple[str, ...]) -> None:
 
     def report(name: str, done: int, total: int) -> None:
         if done == total or done % 200 == 0:
-            click.echo(f"  {name}: {done}/{total}", err=True)
+            echo(f"  {name}: {done}/{total}", err=True)
 
     built = write_bundle(out or BUNDLED_SNAPSHOTS, list(only) or None, report)
     for snap in built:
-        click.echo(f"{snap.name}: {snap.count} {snap.family} instances")
+        echo(f"{snap.name}: {snap.count} {snap.family} instances")
 
 
 @snapshot.command("export")
@@ -586,7 +588,7 @@ def snapshot_export(ctx: click.Context, name: str, out: Path | None) -> None:
     with _output(out) as handle:
         count = write_jsonl((data for _, _, _, data in store.instance_rows(name)), handle)
     if out is not None:
-        click.echo(f"wrote {count} instances to {out}", err=True)
+        echo(f"wrote {count} instances to {out}", err=True)
 
 
 @snapshot.command("import")
@@ -629,7 +631,7 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
             stop_on_signals():
         released = fam.import_files(path)
         for item in context.skipped:
-            click.echo(f"{item.path}: skipped: {item.reason}", err=True)
+            echo(f"{shown(item.path)}: skipped: {shown(item.reason)}", err=True)
         source = "released format" if released is not None else "instance JSONL"
         if released is None:
             if path.is_dir():
@@ -645,12 +647,12 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
         if not no_verify:
             bad, no_reference = check_ground_truth(fam, numbered, lambda done, total: update(
                 "checking the ground truth", done, total))
-    shown = 20
-    for item in bad[:shown]:
-        click.echo(f"{path}: {item.where}: id '{item.instance_id}': ground truth does not verify: {item.reason}",
-                   err=True)
-    if len(bad) > shown:
-        click.echo(f"{path}: ... and {len(bad) - shown} more", err=True)
+    listed = 20
+    for item in bad[:listed]:
+        echo(f"{shown(path)}: {item.where}: id '{shown(item.instance_id)}': ground truth does not verify: "
+             f"{shown(item.reason)}", err=True)
+    if len(bad) > listed:
+        echo(f"{shown(path)}: ... and {len(bad) - listed} more", err=True)
     if bad and not keep_unverified:
         raise UserError(f"the ground truth of {len(bad)} of {len(numbered)} instances does not verify (listed "
                         "above); nothing imported. Fix them, or import them anyway with --keep-unverified",
@@ -675,7 +677,7 @@ def snapshot_import(ctx: click.Context, path: Path, name: str, family_id: str, d
     notes += [f"{len(context.skipped)} entries skipped"] if context.skipped else []
     notes += [f"{no_reference} without a reference"] if no_reference else []
     extra = f"; {', '.join(notes)}" if notes else ""
-    click.echo(f"imported {len(instances)} instances ({source}{extra}) as snapshot '{name}' into {ws.log.path}")
+    echo(f"imported {len(instances)} instances ({source}{extra}) as snapshot '{name}' into {ws.log.path}")
 
 
 _load_extra_commands()

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from core.errors import UserError
+from core.terminal import echo
 
 FORMAT = click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 
@@ -27,9 +28,10 @@ def _workspace(ctx: click.Context) -> Any:
 def _print_rows(rows: list[dict[str, Any]], columns: list[str], title: str, whole: tuple[str, ...] = ()) -> None:
     """A table of `rows`; the `whole` columns (ids: what a person copies from it) are never cut nor
     wrapped, however narrow the terminal: the others give way."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from core.terminal import safe_console
 
     table = Table(title=title)
     for column in columns:
@@ -40,7 +42,7 @@ def _print_rows(rows: list[dict[str, Any]], columns: list[str], title: str, whol
             table.add_column(column)
     for row in rows:  # text from notes and ids is shown as written, never read as markup
         table.add_row(*(Text(str(row.get(c, ""))) for c in columns))
-    Console().print(table)
+    safe_console().print(table)
 
 
 def register(cli: click.Group) -> None:
@@ -59,7 +61,7 @@ def register(cli: click.Group) -> None:
         ws = _workspace(ctx)
         rows = [n.model_dump() for n in notes.all_notes(ws.log.db.conn, snapshot)]
         if fmt == "json":
-            click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+            echo(json.dumps(rows, indent=2, ensure_ascii=False))
             return
         for row in rows:
             row["bookmarked"] = "*" if row["bookmarked"] else ""
@@ -89,7 +91,7 @@ def register(cli: click.Group) -> None:
         marks = ["bookmarked"] if note.bookmarked else []
         marks += [f"tags {' '.join(note.tags)}"] if note.tags else []
         marks += ["a note"] if note.note else []
-        click.echo(f"{snapshot} {instance_id}: {', '.join(marks) or 'nothing kept'}")
+        echo(f"{snapshot} {instance_id}: {', '.join(marks) or 'nothing kept'}")
 
     @notes_group.command("export")
     @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
@@ -107,7 +109,7 @@ def register(cli: click.Group) -> None:
                 count = write_jsonl(rows, handle)
         except OSError as exc:
             raise UserError(f"cannot write ({exc.strerror or exc})", file=str(out)) from None
-        click.echo(f"wrote {count} notes to {out}", err=True)
+        echo(f"wrote {count} notes to {out}", err=True)
 
     @cli.command("compare")
     @click.argument("run_a", metavar="RUN_A")
@@ -122,17 +124,18 @@ def register(cli: click.Group) -> None:
         ws = _workspace(ctx)
         result = compare_runs(load_run_data(ws, run_a), load_run_data(ws, run_b))
         if fmt == "json":
-            click.echo(json.dumps(result, indent=2))
+            echo(json.dumps(result, indent=2))
             return
         _print_compare(result)
 
 
 def _print_compare(result: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    from core.terminal import safe_console
+
+    console = safe_console()
     table = Table(title=f"{result['family']}: {result['paired']} instances paired (sample 0)")
     for column in ("run", "solver", "correct", "rate", "95% interval"):
         table.add_column(column)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
+from core.cluster.target import cluster_options
 from core.errors import UserError
 from core.limits import (
     DEFAULT_BUDGET_S,
@@ -28,6 +29,7 @@ from core.limits import (
     MAX_TEMPERATURE,
     MAX_TOKENS,
 )
+from core.terminal import echo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -136,10 +138,11 @@ def _workspace(ctx: click.Context) -> Any:
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from core.terminal import safe_console
 
-    # Piped output gets a wide console: run ids and metric names must never be cut to "run-20…".
-    return Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    # Piped output gets a wide console: run ids and metric names must never be cut to "run-20…". Names and
+    # texts from the log (solvers, instance features, errors quoted from replies) are escaped: core.terminal.
+    return safe_console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
 # ---- progress ----------------------------------------------------------------------------------------
@@ -172,21 +175,22 @@ class RunProgress:
             self.cluster.progress_to(self.db, stats.run_id)
         clients = stats.client_processes
         if self.tty:
-            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            from core.terminal import safe_console
 
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
                 TextColumn("acc {task.fields[acc]}"), TimeRemainingColumn(), TextColumn("{task.fields[cluster]}"),
-                console=Console(stderr=True), transient=False,
+                console=safe_console(stderr=True), transient=False,
             )
             self._progress.start()
             label = f"{self.label} ({clients} client processes)" if clients else self.label
             self._task = self._progress.add_task(label, total=stats.total, completed=stats.done,
                                                  **self._fields(stats))
         else:
-            click.echo(f"{self.label}: {stats.done}/{stats.total} already done"
+            echo(f"{self.label}: {stats.done}/{stats.total} already done"
                        + (f"; requests from {clients} client processes" if clients else ""), err=True)
             self._last_line = time.monotonic()
             self._last_tenth = stats.done * 10 // max(1, stats.total)
@@ -200,7 +204,7 @@ class RunProgress:
         if tenth != self._last_tenth or now - self._last_line >= self.PLAIN_EVERY_S:
             self._last_tenth, self._last_line = tenth, now
             f = self._fields(stats)
-            click.echo(f"{self.label}: {stats.done}/{stats.total} {f['rate']} errors {f['errors']} acc {f['acc']}"
+            echo(f"{self.label}: {stats.done}/{stats.total} {f['rate']} errors {f['errors']} acc {f['acc']}"
                        + (f" cluster: {f['cluster']}" if f["cluster"] else ""), err=True)
 
     def finish(self, stats: Any) -> None:
@@ -232,6 +236,22 @@ def _resume_config(store: Any, run_id: str, given: dict[str, Any]) -> Any:
     return config
 
 
+def _cluster_worth_it(ws: Any, snapshot: str, cluster: Any) -> Any:
+    """The cluster, unless the snapshot's family says its checks cost less than any task's round trip there
+    (core.cluster.routing): then none is started or reached, and a line says why."""
+    from core.cluster.routing import stays_here
+    from core.family import get_family
+
+    found = next((snap for snap, _ in ws.snapshots() if snap.name == snapshot), None)
+    if found is None:
+        return cluster  # the run says which snapshot is unknown
+    here = stays_here(get_family(found.family))
+    if here is None:
+        return cluster
+    echo(here.reason, err=True)
+    return None
+
+
 # Set by the console entry (core.cli.main), whose process ends with its command: a run may then freeze the
 # heap it starts with (core.runner.execute.run_async, `freeze_heap`). A command invoked in-process (tests,
 # a host program) leaves the collector as it is.
@@ -240,8 +260,8 @@ PROCESS = {"exits_after_command": False}
 
 def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, samples: int | None,
                  concurrency: int | None, limit: int | None, style: str | None, budget: float | None,
-                 resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, cluster: str | None = None,
-                 workers: int | None = None, **sampling: Any) -> None:
+                 resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, cluster: Any = None,
+                 **sampling: Any) -> None:
     from core.runner import RunConfig, resume_command, run_sync
 
     params = sampling_params(**sampling)
@@ -261,10 +281,13 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
                            limit=limit, style=style, budget_s=DEFAULT_BUDGET_S if budget is None else budget,
                            params=params, cache=not no_cache)
     progress = RunProgress(f"{config.solver} on {config.snapshot}")
-    if cluster is not None or workers is not None:
+    if cluster is not None:  # a core.cluster.target.ClusterTarget
+        cluster.check()
+        cluster = _cluster_worth_it(ws, config.snapshot, cluster)
+    if cluster is not None:
         from core.cluster.run import open_session
 
-        with open_session(cluster, workers) as session:
+        with open_session(cluster) as session:
             progress.cluster, progress.db = session, ws.log.path
             outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
                                cluster=session, freeze_heap=PROCESS["exits_after_command"])
@@ -278,19 +301,19 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
     if stats.client_processes:  # a large model run's requests were made by forked processes (core.runner.clients)
         summary["client_processes"] = stats.client_processes
     if outcome.status == "interrupted" and not outcome.run_id:
-        click.echo("interrupted before the first attempt; no attempt was recorded", err=True)
+        echo("interrupted before the first attempt; no attempt was recorded", err=True)
         ctx.exit(130)
     if outcome.status == "interrupted":
-        click.echo(f"interrupted: {stats.done} of {stats.total} attempts recorded in {ws.log.path}; "
+        echo(f"interrupted: {stats.done} of {stats.total} attempts recorded in {ws.log.path}; "
                    f"resume with: {resume_command(ws.log.path, outcome.run_id)}", err=True)
         if fmt == "json":
-            click.echo(json.dumps(summary))
+            echo(json.dumps(summary))
         ctx.exit(130)
     if fmt == "json":
-        click.echo(json.dumps(summary))
+        echo(json.dumps(summary))
         return
     acc = "—" if stats.accuracy is None else f"{stats.accuracy:.1%}"
-    click.echo(f"{outcome.run_id}: {outcome.status}, {stats.done}/{stats.total} attempts, accuracy {acc}, "
+    echo(f"{outcome.run_id}: {outcome.status}, {stats.done}/{stats.total} attempts, accuracy {acc}, "
                f"{stats.errors} errors, {stats.cached} cached  (sembench report {outcome.run_id})")
 
 
@@ -308,7 +331,7 @@ def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot
                                 f"(known: {', '.join(data.family.features)})")
     report = report_run(datas[0]) if len(datas) == 1 else compare(datas)
     if fmt == "json":
-        click.echo(dumps(report))
+        echo(dumps(report))
     else:
         from core.report_view import comparison, run_report
 
@@ -324,12 +347,12 @@ def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot
 
             # In JSON mode stdout is the report; the plot goes to stderr so both stay usable.
             stream = sys.stderr if fmt == "json" else sys.stdout
-            click.echo(terminal_plot(lines, axis, color=stream.isatty()), err=fmt == "json")
+            echo(terminal_plot(lines, axis, color=stream.isatty()), err=fmt == "json")
         if png is not None:
             from core.plot import png_plot
 
             png_plot(lines, axis, png)
-            click.echo(f"wrote {png}", err=True)
+            echo(f"wrote {png}", err=True)
 
 
 # ---- models ------------------------------------------------------------------------------------------
@@ -423,7 +446,7 @@ def _export_command(ctx: click.Context, run_id: str, out: Path | None) -> None:
         out.write_text("".join(lines), encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write ({exc.strerror or exc})", file=str(out)) from None
-    click.echo(f"wrote {len(lines)} attempts of {run_id} to {out}", err=True)
+    echo(f"wrote {len(lines)} attempts of {run_id} to {out}", err=True)
 
 
 def _import_command(ctx: click.Context, snapshot: str, answers: Path, solver_name: str, fmt: str) -> None:
@@ -434,9 +457,9 @@ def _import_command(ctx: click.Context, snapshot: str, answers: Path, solver_nam
     with stop_on_signals():  # SIGINT/SIGTERM stop it at once; nothing is written until all is verified
         run_id, count, samples = import_answers(ws, snapshot, answers, solver_name)
     if fmt == "json":
-        click.echo(json.dumps({"run": run_id, "attempts": count, "samples": samples}))
+        echo(json.dumps({"run": run_id, "attempts": count, "samples": samples}))
     else:
-        click.echo(f"{run_id}: imported and verified {count} answers ({samples} sample(s) per instance); "
+        echo(f"{run_id}: imported and verified {count} answers ({samples} sample(s) per instance); "
                    f"sembench report {run_id}")
 
 
@@ -465,10 +488,7 @@ def register(cli: click.Group) -> None:
                        "an answer (connection, timeout, 429, 5xx, auth); --retry-errors=all: every error "
                        "(also 4xx such as a wrong model name, malformed replies, solver errors).")
     @click.option("--no-cache", is_flag=True, help="Do not use or fill the response cache.")
-    @click.option("--cluster", default=None, metavar="ADDRESS",
-                  help="Verify on a Dask cluster: its scheduler's address (tcp://host:8786); docs/cluster.md.")
-    @click.option("--workers", type=click.IntRange(1, 256), default=None,
-                  help="Verify on a local Dask cluster of N worker processes.")
+    @cluster_options
     @sampling_options
     @FORMAT
     @unsandboxed_option
@@ -504,7 +524,7 @@ def register(cli: click.Group) -> None:
 
         rows = list_runs(_workspace(ctx).log)
         if fmt == "json":
-            click.echo(json.dumps(rows, indent=2))
+            echo(json.dumps(rows, indent=2))
             return
         # "stale": marked running, but its process is gone or has not beaten for a minute (killed).
         from core.report_view import table
@@ -575,18 +595,18 @@ def register(cli: click.Group) -> None:
             raise UserError(str(exc)) from None
         if served:
             if fmt == "json":
-                click.echo(json.dumps([ls.model_dump() for ls in listings], indent=2))
+                echo(json.dumps([ls.model_dump() for ls in listings], indent=2))
                 return
             for listing in listings:
                 found = ", ".join(listing.models) or "none"
-                click.echo(f"{listing.kind} {listing.base_url}: {listing.error or found}")
+                echo(f"{listing.kind} {listing.base_url}: {listing.error or found}")
             return
         if fmt == "json":
-            click.echo(json.dumps(rows, indent=2))
+            echo(json.dumps(rows, indent=2))
             return
         from core.report_view import table
 
         _console().print(table("model endpoints", ["kind", "setting", "value", "from"], endpoint_rows(rows),
                                 numbers=False))
         for line in how_to_configure(endpoints):
-            click.echo(line)
+            echo(line)

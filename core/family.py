@@ -182,6 +182,10 @@ class Family:
     # as it arrives, even when the family overrides check_many (then only a faster loop, for chunks of
     # local attempts). Batches sent to a thread would cost more than the checks (core.runner.verifying).
     inline_checks: ClassVar[bool] = False
+    # Seconds one check costs, when the family knows (core.cluster.routing: checks cheaper than a cluster
+    # task's round trip stay in-process). None: a family with `requires` or its own `verify_many` costs
+    # seconds, one with `inline_checks` nothing, any other is measured on its first checks.
+    check_cost_s: ClassVar[float | None] = None
     # How a person writes an answer in the human editor: its syntax and what the editor starts with
     # (the format; `answer_template_for` may fill in what the problem itself shows, never the answer).
     answer_language: ClassVar[str] = "text"

@@ -314,8 +314,19 @@ def _on_this_worker(call: Any) -> Any:
     try:
         return call()
     except EnvironmentFault as fault:
-        # the worker named: the driver's machine may be fine (its PATH, its TMPDIR) while this one is not
-        raise WorkerEnvironmentFault(f"{fault} (on worker {socket.gethostname()}, pid {os.getpid()})") from None
+        # the worker named by its address: the driver's machine may be fine (its PATH, its TMPDIR) while this
+        # one is not, and the address is what the cluster's listings and `refused worker` lines show
+        raise WorkerEnvironmentFault(f"{fault} (on worker {_worker_address()}, host {socket.gethostname()}, "
+                                     f"pid {os.getpid()})") from None
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):  # not inside a Dask worker (a test calling the task directly)
+        return "outside a Dask worker"
 
 
 def check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict[str, Any]) -> dict[str, Any]:

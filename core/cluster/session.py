@@ -21,9 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.cluster.routing import ROUND_TRIP_S
+from core.cluster.target import SECURE_SCHEMES
 from core.errors import UserError
 from core.family import Family
 from core.instance import Instance
+from core.terminal import shown
 from core.verdict import Answer, Verdict
 
 ALLOWED_FAILURES = 2  # deaths of a worker running a task before the scheduler gives up on it
@@ -117,20 +120,32 @@ def admit(infos: dict[str, dict[str, Any]], driver: dict[str, Any]) -> Admission
     return Admission(admitted, refused, driver["fingerprint"], tools, undecided)
 
 
+def _stop_http_server(dask_worker: Any) -> bool:
+    """On a worker (Client.run hands it the worker): close its HTTP server."""
+    server = getattr(dask_worker, "http_server", None)
+    if server is not None:
+        server.stop()
+    return True
+
+
 class ClusterSession:
     """A connection to a Dask scheduler (`address`), or a LocalCluster of `workers` processes."""
 
-    def __init__(self, address: str | None = None, workers: int | None = None, *, wait_s: float = 30.0,
-                 echo: Callable[[str], None] | None = None) -> None:
+    def __init__(self, address: str | None = None, workers: int | None = None, *, security: Any = None,
+                 insecure: bool = False, wait_s: float = 30.0, echo: Callable[[str], None] | None = None) -> None:
+        from core.cluster.target import ClusterTarget, local_security
+
         if (address is None) == (workers is None):
             raise UserError("give either --cluster ADDRESS or --workers N")
+        target = ClusterTarget(address=address, workers=workers, insecure=insecure)
+        target.check()  # an address without TLS needs `insecure` (core.cluster.target)
         import dask
         from distributed import Client
 
         _quiet_logs()
 
         self.address = address or "a local cluster"
-        self.echo = echo or (lambda line: print(line, file=sys.stderr))
+        self.echo = echo or (lambda line: print(shown(line), file=sys.stderr))
         self._local: Any = None
         self.status = ClusterStatus()
         self._last_status = 0.0
@@ -138,6 +153,7 @@ class ClusterSession:
         self._instance_json: dict[str, tuple[Instance, str]] = {}
         self._progress: Any = None  # a core.cluster.progress.ProgressWriter when serving a run
         self._progress_at = 0.0
+        self.round_trip_s = ROUND_TRIP_S
         try:
             if workers is not None:
                 from distributed import LocalCluster
@@ -145,16 +161,21 @@ class ClusterSession:
                 # The scheduler of a LocalCluster lives in this process, beside the driver decoding results:
                 # every task is handed to a worker at once (no queue on the scheduler, worker-saturation
                 # inf), so a worker that finishes a chunk starts its next one without waiting on this
-                # process's busy GIL.
+                # process's busy GIL. Every port speaks TLS with a key made for this session (another local
+                # user who connects cannot show its certificate), and no HTTP route is served.
                 with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
                                       "distributed.scheduler.worker-saturation": float("inf"),
+                                      "distributed.scheduler.http.routes": [], "distributed.worker.http.routes": [],
                                       **NO_PROFILER}):
                     self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               host="127.0.0.1", dashboard_address=None,
+                                               host="127.0.0.1", dashboard_address=None, security=local_security(),
                                                silence_logs=logging.CRITICAL)
                 self.client = Client(self._local)
+                self._close_http_servers()
             else:
-                self.client = Client(address, timeout=f"{wait_s}s")
+                if security is None and address is not None and address.startswith(SECURE_SCHEMES):
+                    security = target.security()
+                self.client = Client(address, timeout=f"{wait_s}s", security=security)
             self.client.wait_for_workers(1, timeout=wait_s)
         except (OSError, TimeoutError) as exc:
             self.close()
@@ -168,6 +189,31 @@ class ClusterSession:
             except Exception:
                 pass
         self.admission = self._admit()
+        self.round_trip_s = self._round_trip()
+
+    def _close_http_servers(self) -> None:
+        """A LocalCluster's scheduler and workers start plain-HTTP servers (Dask's dashboard routes; given none
+        here) on 127.0.0.1 whatever their comms speak: closed, so that nothing of the session listens
+        without TLS."""
+        scheduler = self._local.scheduler
+        if getattr(scheduler, "http_server", None) is not None:
+            self._local.loop.add_callback(scheduler.http_server.stop)
+        self.client.run(_stop_http_server)
+
+    def _round_trip(self) -> float:
+        """A task's round trip to this cluster (the median of a few no-op tasks, one after another): what a
+        check must cost before it is worth sending (core.cluster.routing)."""
+        from core.cluster import remote
+
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            try:
+                self.client.submit(remote.noop_chunk, [], pure=False, **self._restrict()).result(timeout=30)
+            except Exception:
+                return ROUND_TRIP_S
+            times.append(time.perf_counter() - start)
+        return max(ROUND_TRIP_S, sorted(times)[len(times) // 2])
 
     # -- admission ---------------------------------------------------------------------------------
     def _admit(self) -> Admission:

@@ -6,6 +6,7 @@ could not check is an error of that attempt, naming the instance."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from core.cluster.checks import CheckCache, Checked
@@ -76,3 +77,59 @@ class ClusterVerifier(Batcher):
             self._timer.cancel()
             self._timer = None
         self.dispatcher.close()
+
+
+class RoutedVerifier:
+    """A run's checks for a family whose cost is not declared (core.cluster.routing): the first MEASURED
+    run here, timed (in a thread: the loop keeps serving requests), and their median sends the rest to the
+    cluster when a check costs at least the session's round trip, else keeps them here."""
+
+    def __init__(self, session: ClusterSession, family: Family, tool_cache: Any) -> None:
+        from core.runner.verifying import Verifier
+
+        self.session = session
+        self.family = family
+        self.tool_cache = tool_cache
+        self.local = Verifier(family)
+        self.remote: ClusterVerifier | None = None
+        self.times: list[float] = []
+        self.route: Any = None
+
+    async def check(self, instance: Instance, response: str) -> Checked:
+        from core.cluster.routing import route
+
+        if self.route is None:
+            start = time.perf_counter()
+            checked = await asyncio.get_running_loop().run_in_executor(None, self.family.check, instance, response)
+            self.times.append(time.perf_counter() - start)
+            if self.route is None:
+                self.route = route(self.family, self.session.round_trip_s, self.times)
+                if self.route is not None:
+                    self.session.echo(self.route.reason)
+            return checked
+        if self.route.on_cluster:
+            if self.remote is None:
+                self.remote = ClusterVerifier(self.session, self.family, self.tool_cache)
+            return await self.remote.check(instance, response)
+        return await self.local.check(instance, response)
+
+    def close(self) -> None:
+        self.local.close()
+        if self.remote is not None:
+            self.remote.close()
+
+
+def run_verifier(session: ClusterSession, family: Family, tool_cache: Any) -> Any:
+    """The verification stage of a run given a cluster session: the cluster's for a family whose checks
+    cost more than a task's round trip by its word, a measuring one when it says nothing (RoutedVerifier),
+    the in-process one otherwise."""
+    from core.cluster.routing import declared_cost, route
+    from core.runner.verifying import Verifier
+
+    if declared_cost(family) is None:
+        return RoutedVerifier(session, family, tool_cache)
+    decided = route(family, session.round_trip_s)
+    if decided is not None and not decided.on_cluster:
+        session.echo(decided.reason)
+        return Verifier(family)
+    return ClusterVerifier(session, family, tool_cache)

@@ -458,10 +458,10 @@ async def run_async(
                 gc.freeze()
             verifier = None
             if cluster is not None:  # a core.cluster.ClusterSession: checks run on its workers
-                from core.cluster.verifier import ClusterVerifier
+                from core.cluster.verifier import run_verifier
                 from core.tools.cache import configure
 
-                verifier = ClusterVerifier(cluster, family, configure(store.path))
+                verifier = run_verifier(cluster, family, configure(store.path))
             clients = None
             if client_processes:
                 count = client_count(solver, family, len(items), concurrency, cluster=cluster)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, add_worker, cluster_env, start_cluster
+from cluster_support import REPO, add_worker, cluster_env, start_cluster, worker_address
 
 pytestmark = pytest.mark.framac
 
@@ -47,7 +47,7 @@ def _path_with_removable(tmp_path: Path, name: str) -> tuple[str, Path]:
 
 @pytest.mark.parametrize("fault", ["tmpdir", "tool"])
 def test_a_workers_environment_fault_stops_the_run_apart_and_a_resume_redoes_it(tmp_path: Path, fault: str) -> None:
-    from distributed import Client
+    from cluster_support import client
 
     from core.cluster import remote
 
@@ -62,8 +62,8 @@ def test_a_workers_environment_fault_stops_the_run_apart_and_a_resume_redoes_it(
     try:
         if fault == "tool":
             # Admitted with Frama-C (a worker probes its tools once), then Frama-C goes away under it.
-            with Client(cluster.address, timeout="10s") as client:
-                assert all(p["tools"]["frama-c"] for p in client.run(remote.probe).values())
+            with client(cluster.address) as connected:
+                assert all(p["tools"]["frama-c"] for p in connected.run(remote.probe).values())
             link.unlink()
         db = tmp_path / "log.db"
         # `verify` on that worker stops with the cause too (no verdict written for the answer)
@@ -74,12 +74,11 @@ def test_a_workers_environment_fault_stops_the_run_apart_and_a_resume_redoes_it(
         (tmp_path / "answers.jsonl").write_text(json.dumps({"id": json.loads(first)["id"],
                                                             "response": f"```c\n{contract}\n```"}) + "\n")
         verified = _sembench(db, "verify", "specs", "--instances", str(tmp_path / "one.jsonl"), "--answers",
-                             str(tmp_path / "answers.jsonl"), "--out", str(tmp_path / "v.jsonl"), "--cluster",
-                             cluster.address)
+                             str(tmp_path / "answers.jsonl"), "--out", str(tmp_path / "v.jsonl"), *cluster.flags)
         assert verified.returncode == 2 and "Traceback" not in verified.stderr, verified.stderr
         assert "on worker" in verified.stderr.strip().splitlines()[-1] and not (tmp_path / "v.jsonl").exists()
         stopped = _sembench(db, "run", "--snapshot", "formalbench-c", "--limit", "2", "--solver", "oracle",
-                            "--concurrency", "1", "--cluster", cluster.address)
+                            "--concurrency", "1", *cluster.flags)
         assert stopped.returncode == 2 and "Traceback" not in stopped.stderr, stopped.stderr
         line = stopped.stderr.strip().splitlines()[-1]
         assert "error of the environment" in line and "on worker" in line, line
@@ -92,13 +91,19 @@ def test_a_workers_environment_fault_stops_the_run_apart_and_a_resume_redoes_it(
                                   [run_id]).fetchall()
         # nothing charged to the answers; the attempt the fault stopped kept apart, with its cause
         assert attempts == 0 and len(faults) == 1 and faults[0][1] == 0 and cause in faults[0][2]
+        # the cause names the worker by its address, as the cluster knows it
+        assert f"on worker {worker_address(cluster.address, 'sick')}, host " in faults[0][2], faults[0][2]
+        listed = _sembench(db, "runs", "--format", "json")
+        assert [r["env_errors"] for r in json.loads(listed.stdout) if r["id"] == run_id] == [1], listed.stdout
+        table = _sembench(db, "runs").stdout
+        assert "env errors" in table and run_id in table, table
         counts = json.loads(_sembench(db, "report", run_id, "--format", "json").stdout)["counts"]
         assert counts["env_errors"] == 1 and cause in counts["env_cause"] and counts["errors"] == 0
 
         # A healthy worker in place of the sick one: the resume redoes the stopped attempt and the rest.
         cluster.kill(cluster.workers.pop("sick"))  # its connection closes: the scheduler drops it
         add_worker(cluster, "well", tmp_path, **NO_COMPLETENESS)
-        resumed = _sembench(db, "run", "--resume", run_id, "--cluster", cluster.address)
+        resumed = _sembench(db, "run", "--resume", run_id, *cluster.flags)
         assert resumed.returncode == 0, resumed.stderr
         with sqlite3.connect(db) as conn:
             rows = conn.execute("select instance_id, correct, error from attempts where run_id = ?", [run_id]).fetchall()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, cluster_env, start_cluster, wait_for_workers, worker_busy
+from cluster_support import REPO, client, cluster_env, start_cluster, wait_for_workers, worker_busy
 
 from core.family import get_family
 from core.instance import Snapshot
@@ -58,7 +58,7 @@ def test_specs_verified_on_the_cluster_by_a_driver_without_frama_c(cluster, tmp_
     db = tmp_path / "log.db"
     done = subprocess.run(_sembench(db, "verify", "specs", "--instances", str(tmp_path / "i.jsonl"), "--answers",
                                     str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "v.jsonl"), "--format",
-                                    "json", "--cluster", cluster.address),
+                                    "json", *cluster.flags),
                           env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     got = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
@@ -101,7 +101,7 @@ def test_workers_with_another_java_helper_are_refused_though_they_outnumber_the_
     log = (tmp_path / "odd.log").open("wb")
     env = cluster_env(PYTHONPATH=f"{odd}{os.pathsep}{REPO}")
     worker = subprocess.Popen([sys.executable, "-m", "core", "worker", cluster.address, "--name", "odd",
-                               "--nworkers", "2"], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                               "--nworkers", "2", *cluster.worker_flags()], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                               start_new_session=True)
     try:
         wait_for_workers(cluster.address, 3)
@@ -112,7 +112,7 @@ def test_workers_with_another_java_helper_are_refused_though_they_outnumber_the_
             json.dumps({"id": i.id, "response": fam.oracle_response(i)}) + "\n" for i in instances))
         done = subprocess.run(_sembench(tmp_path / "log.db", "verify", "toysum", "--instances",
                                         str(tmp_path / "i.jsonl"), "--answers", str(tmp_path / "a.jsonl"),
-                                        "--format", "json", "--cluster", cluster.address),
+                                        "--format", "json", *cluster.flags),
                               env=cluster_env(), cwd=REPO, capture_output=True, text=True, timeout=300)
         odd_addresses = sorted(a for a, name in _worker_names(cluster.address).items() if name != "honest")
     finally:
@@ -128,17 +128,15 @@ def test_workers_with_another_java_helper_are_refused_though_they_outnumber_the_
 
 
 def _worker_names(address: str) -> dict[str, str]:
-    from distributed import Client
-
-    with Client(address, timeout="10s") as client:
-        return {a: str(w.get("name")) for a, w in client.scheduler_info(n_workers=-1)["workers"].items()}
+    with client(address) as connected:
+        return {a: str(w.get("name")) for a, w in connected.scheduler_info(n_workers=-1)["workers"].items()}
 
 
 def test_a_run_survives_a_killed_worker_and_names_the_answer_that_kills_workers(cluster, tmp_path: Path) -> None:
     db = tmp_path / "log.db"
     instances = _toy_snapshot(db, "toy", 10, poison=True)
     run = subprocess.Popen(_sembench(db, "run", "--snapshot", "toy", "--solver", "oracle", "--concurrency", "2",
-                                     "--format", "json", "--cluster", cluster.address),
+                                     "--format", "json", *cluster.flags),
                            env=cluster_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not worker_busy(cluster.address, "w1"):  # w1 is checking something: kill it (nanny and all)
@@ -161,12 +159,12 @@ def test_a_run_survives_a_killed_worker_and_names_the_answer_that_kills_workers(
 
 
 def test_losing_the_scheduler_stops_the_run_with_one_line_and_the_resume_command(tmp_path: Path) -> None:
-    lonely = start_cluster(["w3"], tmp_path)
+    lonely = start_cluster(["w3"], tmp_path, secure=False)  # --insecure: a scheduler without TLS, said so
     try:
         db = tmp_path / "log.db"
         _toy_snapshot(db, "toy", 12, poison=False)
         run = subprocess.Popen(_sembench(db, "run", "--snapshot", "toy", "--solver", "oracle", "--concurrency",
-                                         "1", "--cluster", lonely.address),
+                                         "1", *lonely.flags),
                                env=cluster_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         while not worker_busy(lonely.address, "w3"):
@@ -186,7 +184,7 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_the_resume_command
 def test_sembench_worker_refuses_to_start_without_a_required_tool(tmp_path: Path) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
-    done = subprocess.run([sys.executable, "-m", "core", "worker", "tcp://127.0.0.1:9", "--require", "specs"],
+    done = subprocess.run([sys.executable, "-m", "core", "worker", "tcp://127.0.0.1:9", "--insecure", "--require", "specs"],
                           env=cluster_env(PATH=str(empty)), cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()

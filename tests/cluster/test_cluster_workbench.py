@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cluster_support import REPO, start_cluster
 
-from core.cluster.workbench import check_on_cluster, configured_address
+from core.cluster.workbench import check_on_cluster, configured_address, configured_target
 from core.family import get_family
 from tests.kit.pilot import settle
 
@@ -22,10 +22,16 @@ def test_the_setting_comes_from_the_environment_or_the_config_file(tmp_path: Pat
     assert configured_address({"SEMBENCH_CONFIG": str(config)}) == "tcp://10.0.0.5:8786"
     assert configured_address({"SEMBENCH_CONFIG": str(config), "SEMBENCH_CLUSTER": "local:2"}) == "local:2"
     assert configured_address({"XDG_CONFIG_HOME": str(tmp_path / "none")}) is None
+    config.write_text('[cluster]\naddress = "tls://10.0.0.5:8786"\ntls_ca_file = "~/ca.pem"\ntls_cert = "c.pem"\n')
+    target = configured_target({"SEMBENCH_CONFIG": str(config)})
+    assert target is not None and target.address == "tls://10.0.0.5:8786" and target.tls_cert == "c.pem"
+    assert target.tls_ca_file == str(Path("~/ca.pem").expanduser()) and not target.insecure
+    assert configured_target({"SEMBENCH_CLUSTER": "tcp://h:1", "SEMBENCH_CLUSTER_INSECURE": "1",
+                              "XDG_CONFIG_HOME": str(tmp_path / "none")}).insecure
 
 
 def test_cheap_families_are_checked_in_process_whatever_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SEMBENCH_CLUSTER", "tcp://127.0.0.1:9")  # never reached: nothing is sent there
+    monkeypatch.setenv("SEMBENCH_CLUSTER", "tls://127.0.0.1:9")  # never reached: nothing is sent there
     fam = get_family("cascade")
     inst = next(iter(fam.generate(fam.resolve_params("pbebench-lite"), 1, 1)))
     assert check_on_cluster(fam, inst, fam.oracle_response(inst)) is None
@@ -43,7 +49,12 @@ async def test_the_workbench_checks_a_specs_answer_on_the_cluster_its_setting_na
     try:
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
         monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-        monkeypatch.setenv("SEMBENCH_CLUSTER", cluster.address)
+        assert cluster.tls is not None
+        config = tmp_path / "config.toml"  # the cluster and the certificates to reach it, in the config file
+        config.write_text(f'[cluster]\naddress = "{cluster.address}"\ntls_ca_file = "{cluster.tls.ca}"\n'
+                          f'tls_cert = "{cluster.tls.cert}"\ntls_key = "{cluster.tls.key}"\n')
+        monkeypatch.setenv("SEMBENCH_CONFIG", str(config))
+        monkeypatch.delenv("SEMBENCH_CLUSTER", raising=False)
         tools = tmp_path / "log.db"  # the workbench's tool cache is its log database (Workspace)
         snapshots = REPO / "snapshots.db"
         store = SnapshotStore(snapshots)

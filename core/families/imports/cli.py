@@ -8,6 +8,7 @@ import json
 import click
 
 from core.errors import UserError
+from core.terminal import echo
 
 
 @click.group("kb")
@@ -25,9 +26,9 @@ def kb_build(force: bool, fmt: str) -> None:
     path, seconds, built = kb.build(force=force)
     info = {"path": str(path), "built": built, "seconds": round(seconds, 2), "key": kb.kb_key()}
     if fmt == "json":
-        click.echo(json.dumps(info))
+        echo(json.dumps(info))
     else:
-        click.echo(f"{'built' if built else 'up to date'}: {path}" + (f" in {seconds:.1f} s" if built else ""))
+        echo(f"{'built' if built else 'up to date'}: {path}" + (f" in {seconds:.1f} s" if built else ""))
 
 
 @kb_group.command("stats")
@@ -38,15 +39,15 @@ def kb_stats(fmt: str) -> None:
 
     stats = kb.load().stats()
     if fmt == "json":
-        click.echo(json.dumps(stats, indent=2))
+        echo(json.dumps(stats, indent=2))
         return
     for key, value in stats.items():
         if isinstance(value, dict):
-            click.echo(f"{key}:")
+            echo(f"{key}:")
             for k, v in value.items():
-                click.echo(f"  {k}: {v}")
+                echo(f"  {k}: {v}")
         else:
-            click.echo(f"{key}: {value}")
+            echo(f"{key}: {value}")
 
 
 @click.command("ddmin")
@@ -76,15 +77,15 @@ def ddmin_command(instances_path: str, instance_id: str, budget: int, prop: str,
     result = ddmin.ddmin(prompt_code(found), ddmin.baseline_infer(found.library), budget=budget,
                          prop=prop)  # type: ignore[arg-type]
     if fmt == "json":
-        click.echo(json.dumps(result.report(), indent=2))
+        echo(json.dumps(result.report(), indent=2))
     elif fmt == "trace":
-        click.echo(ddmin_trace(found.id, result).to_text())
+        echo(ddmin_trace(found.id, result).to_text())
     else:
         rep = result.report()
-        click.echo(f"{rep['tokens_before']} -> {rep['tokens_after']} tokens ({rep['retained_ratio']:.1%}) in "
+        echo(f"{rep['tokens_before']} -> {rep['tokens_after']} tokens ({rep['retained_ratio']:.1%}) in "
                    f"{rep['calls']} baseline call(s){'' if rep['finished'] else ' (budget spent)'}")
         for cat, v in rep["by_category"].items():
             ratio = "-" if v["ratio"] is None else f"{v['ratio']:.1%}"
-            click.echo(f"  {cat}: {v['after']}/{v['before']} ({ratio})")
-        click.echo(f"simple names kept: {rep['simple_names_after']} of {rep['simple_names_before']}")
-        click.echo("minimized: " + json.dumps(rep["minimized"]))
+            echo(f"  {cat}: {v['after']}/{v['before']} ({ratio})")
+        echo(f"simple names kept: {rep['simple_names_after']} of {rep['simple_names_before']}")
+        echo("minimized: " + json.dumps(rep["minimized"]))

@@ -26,6 +26,7 @@ class MembershipFamily(Family):
     step_model = lazy(".answer:MembershipStep")
     features = ("depth", "I", "N_max", "b", "N_T", "label")
     spoiler_features = ("label",)  # the label is the answer
+    check_cost_s = 0.0001  # ~50-100 µs a check: never worth a cluster task's round trip (core.cluster.routing)
     # depth, I, N_max, b and N_T are read off the code and the probe a model is shown: no hint
     hint_features = ()
     prompt_styles = ("chat", "completion")
