@@ -69,4 +69,10 @@ async def test_the_cli_and_the_runs_screen_show_a_live_cluster_runs_progress(tmp
     row = store.db.execute("select progress from run_progress").fetchone()
     store.close()
     final = json.loads(row[0])
-    assert final["answers"] == len(instances) and final["queued"] == final["running"] == 0
+    # the family declares no check cost: its first checks are timed here (core.cluster.routing), and the
+    # slow ones (0.4 s) then all go to the cluster
+    assert "checked on the cluster" in err, err
+    from core.cluster.routing import MEASURED
+
+    assert len(instances) - MEASURED - 2 <= final["answers"] < len(instances)
+    assert final["queued"] == final["running"] == 0
