@@ -21,6 +21,13 @@ from core.solver_base import DeltaCallback, Solver, SolveResult
 from core.store import LogStore, now_iso
 from core.verdict import Answer, Verdict
 
+HUMAN_PREFIX = "human:"  # a person's answers are recorded as `human:NAME` (`human` when no name is known)
+
+
+def is_person(solver: str | None) -> bool:
+    """A hand answer: `human` (no name known) or `human:NAME`."""
+    return solver == "human" or str(solver or "").startswith(HUMAN_PREFIX)
+
 
 @dataclass(frozen=True)
 class HumanTiming:

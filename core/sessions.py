@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.attempts import AttemptRecord, HumanTiming, record_from
+from core.attempts import HUMAN_PREFIX, AttemptRecord, HumanTiming, record_from
 from core.canonical import derive_seed
 from core.errors import UserError
 from core.family import Family
@@ -24,7 +24,6 @@ from core.runner.config import new_run_id
 from core.solver_base import SolveResult
 from core.store.log import LogStore
 
-HUMAN_PREFIX = "human:"
 MAX_SESSION = 10_000
 SKIPPED = "skipped"
 
@@ -35,7 +34,8 @@ class SessionPlan(BaseModel):
     person: str
     instance_ids: list[str]
     chosen_by: str = "marked"  # marked | filter | sample
-    seed: int | None = None
+    seed: int | None = None  # the sample's and the order's
+    shuffled: bool = False  # asked in a seeded random order (a sample always is), not the browser's
     stratify: str | None = None
     show_after_each: bool = False
 
@@ -93,6 +93,14 @@ def sample_ids(rows: Sequence[tuple[str, dict[str, Any]]], k: int, seed: int,
     picked = [iid for value in sorted(groups) for iid in rng.sample(groups[value], shares[value])]
     rng.shuffle(picked)  # not grouped by the feature: a person should not see the strata in order
     return picked
+
+
+def shuffle_ids(ids: Sequence[str], seed: int) -> list[str]:
+    """The ids in a seeded random order, the same on any machine: a session never asks instances in an
+    order that could say something (a snapshot's order, a sort by a feature)."""
+    order = list(ids)
+    random.Random(derive_seed("session-order", seed)).shuffle(order)
+    return order
 
 
 def start_session(store: LogStore, snapshot: str, family: Family, plan: SessionPlan) -> str:

@@ -73,11 +73,23 @@ class SembenchApp(App[None]):
                                              if isinstance(v, str) or v is None}
         # Unsent human answers (tui.widgets.solve.Draft) of instances the user left, by InstanceScreen.draft_key.
         self.drafts: dict[str, Any] = {}
-        # Instances (InstanceScreen.draft_key) whose answer a person revealed in human mode (gave up).
+        # Instances (InstanceScreen.draft_key) whose answer a person revealed in human mode (gave up), and
+        # those whose hint features they asked to see (`h`).
         self.revealed: set[str] = set()
+        self.hints_shown: set[str] = set()
+        # The human-baseline session open in this workbench (its run id), until its summary shows.
+        self.session_run: str | None = None
         # The browser's current list, which the instance view's `]`/`[` walk (tui.listing).
         self.listing = InstanceList()
         self._instance_screen: Any = None  # the instance screen kept for the next Enter (open_instance)
+
+    @property
+    def hiding_hints(self) -> bool:
+        """A person is answering by hand (a session is open, or human is the Solve tab's solver): the
+        hint features (Family.hint_features) stay off the screen (the browser's columns, the headers)."""
+        from tui.widgets.solve import HUMAN
+
+        return self.session_run is not None or self.solve_prefs.get("choice") == HUMAN
 
     @property
     def log_path(self) -> Path:

@@ -130,21 +130,22 @@ def fmt_value(value: Any) -> str:
     return str(value)
 
 
-def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple[str, ...],
+def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple[str, ...] | None,
                summary: dict[str, tuple[int, bool]], full: SolverSummary | None = None,
                label: str | None = None, scope: str = "") -> SnapshotTable:
-    """The snapshot's rows. With `features` (the family's visible ones), a row keeps only those: a
-    spoiler feature (membership's `label`) never reaches the browser, so no search or sort can use it.
-    Without (a family this version does not know), rows keep what the file carries."""
+    """The snapshot's rows. With `features` (the family's visible ones, or fewer: none of cascade's
+    while a person answers), a row keeps only those: a spoiler feature (membership's `label`) never
+    reaches the browser, so no search or sort can use it. With None (a family this version does not
+    know), rows keep what the file carries."""
     rows: list[Row] = []
     append = rows.append
     get = summary.get
     # `label` (Family.label_field): a payload field shown as a display column where ids are hashes
-    if label in features:
+    if features is not None and label in features:
         label = None  # a family that already shows it as a feature
     labels = store.payload_field(snapshot, label) if label else {}
     for idx, iid, feats in store.feature_rows(snapshot):
-        if features:
+        if features is not None:
             feats = {key: feats.get(key) for key in features}
         if label:
             feats = {label: labels.get(iid), **feats}
@@ -154,9 +155,9 @@ def load_table(store: SnapshotStore, snapshot: str, family: str, features: tuple
             row.by = {s: v for s, v in full.get(iid, {}).items() if s != ORACLE}
             row.scoped = scoped_counts(row.by, scope)
         append(row)
-    if label and features:
+    if label and features is not None:
         features = (label, *features)
-    return SnapshotTable(snapshot, family, features, rows)
+    return SnapshotTable(snapshot, family, features or (), rows)
 
 
 # instance id -> solver -> (attempts, solved at least once): `LogStore.solver_summary()`

@@ -160,3 +160,54 @@ async def test_leaving_while_a_human_answer_is_checked_records_it(make_toy_app, 
                 break
             await asyncio.sleep(0.1)
         assert len(rows) == 1 and rows[0]["solver"] == HUMAN and rows[0]["correct"] == 1
+
+
+async def test_hints_hidden_named_answers_and_attempts_opened_on_purpose(make_app, workbench) -> None:
+    """With human chosen, the hint features (a cascade's length, its relations) leave the browser's
+    columns and the instance's header; `h` shows them and the answer sent afterwards records which. A
+    hand answer is recorded as human:NAME once the name is known. An attempt opened on purpose from
+    History is shown in Verdict even while the person answers (and that counts as revealing)."""
+    family = get_family("cascade")
+    instance = workbench.cascade[0]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.saved = app.saved.model_copy(update={"person": "Ada"})  # asked once by a session, remembered
+        screen = await open_instance(app, pilot, CASCADE_SNAPSHOT, instance.id, tab="solve")
+        header = lambda: str(screen.query_one("#instance-title").render())  # noqa: E731
+        assert "cascade_length=" in header()  # not answering: the researcher sees every feature
+        await pick(pilot, screen, HUMAN)
+        assert all(f"{name}=" not in header() for name in family.hint_features)
+        assert "7 hint(s) hidden (h)" in header()
+        await pilot.press("escape", "escape", "escape")  # out of the editor, then back to the browser
+        await settle(pilot)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        assert not set(family.hint_features) & set(browser.table.columns)
+        assert "7 hint feature(s) hidden (human is the solver)" in str(browser.query_one("#table-info").render())
+        await pilot.press("slash", *"cascade_length=2")
+        assert "no feature 'cascade_length'" in render_text(app)  # not searchable either
+        await pilot.press("escape")
+        screen = await open_instance(app, pilot, CASCADE_SNAPSHOT, instance.id, tab="solve")
+        assert not isinstance(app.focused, TextArea)  # the tab focuses the picker, never a text field
+        await pilot.press("h")
+        assert "cascade_length=" in header()
+        await pilot.press("e", "space")
+        screen.query_one("#human-answer", TextArea).text = family.oracle_response(instance)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        [row] = app.workspace.log.attempts(instance_id=instance.id)
+        assert row["solver"] == "human:Ada" and row["correct"]
+        assert json.loads(row["usage"])["hints_revealed"] == list(family.hint_features)
+        # another instance, human still chosen: an attempt opened from History is shown all the same
+        other = workbench.cascade[1]
+        app.workspace.log.add_attempt({"instance_id": other.id, "family": "cascade", "solver": "baseline",
+                                       "response": family.oracle_response(other), "correct": 1,
+                                       "status": "correct", "source": "cli"})
+        screen = await open_instance(app, pilot, CASCADE_SNAPSHOT, other.id, tab="history")
+        assert screen.answering and screen.has_class("-answering")
+        screen.query_one("#history-table").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.active_tab == "verdict" and not screen.has_class("-answering")
+        assert "hidden while you answer" not in render_text(app)
+        assert screen.revealed  # a hand answer sent now records that the answer was seen

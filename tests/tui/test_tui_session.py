@@ -153,6 +153,7 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
         dialog = await open_dialog(app, pilot)
         assert dialog.source == "marked"  # marked rows are the default when there are some
         await pilot.click("#session-show")
+        await pilot.click("#session-shuffle")  # off: the marked rows in the snapshot's order
         await pilot.press("ctrl+s")
         await settle(pilot)
         screen = app.screen
@@ -197,6 +198,7 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
         assert review.active_tab == "verdict" and "✗ INCORRECT" in shown and "(human:Bo)" in shown
     state = sessions.load_session(LogStore(workbench.log), run_id)
     assert state.finished and state.plan.show_after_each and state.plan.chosen_by == "marked"
+    assert not state.plan.shuffled and state.plan.seed is None
 
 
 async def test_session_keys_are_in_help_and_the_palette(make_app, workbench) -> None:
@@ -235,12 +237,14 @@ async def test_a_session_resumes_after_quitting(make_app, workbench) -> None:
     app = make_app(clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         await open_dialog(app, pilot)
-        filtered = [row.id for row in app.screen_stack[0].view]
+        shown = [row.id for row in app.screen_stack[0].view]
+        filtered = sessions.shuffle_ids(shown, 0)  # by default in a seeded random order, not the browser's
         await pilot.press(*"Cy", "enter")  # the current filter (nothing marked), started from the name field
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SessionScreen) and screen.state.plan.chosen_by == "filter"
-        assert screen.state.plan.instance_ids == filtered
+        assert screen.state.plan.instance_ids == filtered != shown and sorted(filtered) == sorted(shown)
+        assert screen.state.plan.shuffled and screen.state.plan.seed == 0
         run_id = screen.state.run_id
         await type_answer(pilot, clock, truth(family, filtered[0], workbench.membership), 3.0)
         await pilot.press("ctrl+s")

@@ -16,7 +16,7 @@ from tui.screens.base import SembenchScreen
 from tui.widgets.footer import Footer
 from tui.widgets.table import RowTable
 
-COLUMNS = ("#", "instance", "sample", "correct", "status", "latency", "tokens in/out", "finish", "cost", "error")
+COLUMNS = ("attempt", "instance", "sample", "correct", "status", "latency", "tokens in/out", "finish", "cost", "error")
 
 
 def breadcrumb(*parts: str) -> Text:

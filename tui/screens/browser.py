@@ -108,6 +108,8 @@ class BrowserScreen(SembenchScreen):
         # (snapshot, attempts marker, solver scope) of the counts the table shows, to skip redrawing it
         # when a look at the log finds nothing new.
         self._summary_shown: tuple[str, int | None, str] | None = None
+        self._hints_hidden = False  # the open table left out the hint features (a person is answering)
+        self._hidden_hints: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -180,6 +182,9 @@ class BrowserScreen(SembenchScreen):
                 "solver_scope": self.solver, "sort_column": self.sort_column, "sort_reverse": self.sort_reverse}
 
     def on_screen_resume(self) -> None:
+        if self.table is not None and self.app.hiding_hints != self._hints_hidden:
+            # a session opened or ended, or human chosen or left: the hint columns go or come back
+            self.load_snapshot(self.table.snapshot)
         if self.table is not None:
             # A bookmark or a note may have been written on the instance view: the list is drawn again
             # only then (for 1,600 rows that is a frame's worth of work that `escape` waited for).
@@ -385,7 +390,9 @@ class BrowserScreen(SembenchScreen):
         workspace = self.app.workspace
         try:
             family = all_families().get(snap.family)
-            features = family.visible_features() if family is not None else ()
+            # while a person answers by hand, the hint features are neither shown nor searchable
+            hide = self.app.hiding_hints
+            features = (family.answering_features() if hide else family.visible_features()) if family else None
             store = workspace.store_for(name)
             known = summary_for(self.app.summary, self.solver) if self.app.summary is not None else {}
             label = family.label_field if family is not None else None
@@ -393,9 +400,11 @@ class BrowserScreen(SembenchScreen):
         except Exception as exc:
             self.notify(f"cannot open snapshot {name}: {exc}", severity="error", markup=False)
             return
-        if not features and table.rows:  # a family this version does not know: show what the rows carry
-            features = tuple(table.rows[0].features)
+        if features is None:  # a family this version does not know: show what the rows carry
+            features = tuple(table.rows[0].features) if table.rows else ()
             table = SnapshotTable(table.snapshot, table.family, features, table.rows)
+        self._hints_hidden = hide
+        self._hidden_hints = tuple(f for f in (family.visible_features() if family else ()) if f not in features)
         if self.table is None or self.table.snapshot != name:
             self.marked = set()
             if self.table is not None:
@@ -450,6 +459,9 @@ class BrowserScreen(SembenchScreen):
             info.append(f" · showing {self.status_filter}", style="yellow")
         if self.marked:
             info.append(f" · {len(self.marked)} marked (A: act on them)", style="bold cyan")
+        if self._hidden_hints:
+            why = "a session is open" if self.app.session_run else "human is the solver"
+            info.append(f" · {len(self._hidden_hints)} hint feature(s) hidden ({why})", style="yellow")
         for bad in non_numbers(query):
             info.append(f" · {bad}: not a number, so it matches nothing", style="bold red")
         unknown = unknown_keys(query, self.table.features)

@@ -67,10 +67,14 @@ which stays free text) or, last, `oracle` (it shows the answer). The reply strea
 the verdict, the diff and the model's reasoning appear in Verdict; every attempt is written to the log
 database and listed in History, where `enter` re-opens it in Verdict and Step.
 
-*Human mode*: the editor starts with the answer's format and the problem is shown above it; it grows with
-your answer. The clock starts when the problem is shown and runs only while the Solve tab is on screen;
-that time (shown to sent, pauses left out) and the time to your first keystroke are recorded. Until you send (or pick another solver), Step and Verdict stay hidden.
-After sending, your answer stays in the editor: edit it to make a new attempt.
+*Human mode*: the editor starts with the answer's format; above it, the problem and the prompt exactly
+as a model gets it (`ctrl+up` `ctrl+down` scroll it, from the editor too). The editor grows with your
+answer. The clock starts when the problem is shown and runs only while the Solve tab is on screen; that
+time (shown to sent, pauses left out) and the time to your first keystroke are recorded. Until you send
+(or pick another solver), Step and Verdict stay hidden, and so do the hint features (what gives the
+answer's shape away, which a model is not told: a cascade's length, a type's polymorphism); `h` shows
+them, recorded on your answer. After sending, your answer stays in the editor: edit it to make a new
+attempt.
 
 *Comparing* (History tab): `space` marks the attempt under the cursor (two at most), `c` compares the two
 marked attempts side by side, or, with fewer marks, the one under the cursor with the latest attempt of
@@ -90,10 +94,12 @@ you chose "show the verdict after each". The header says how far you are ("3 of 
 | key | action |
 |---|---|
 | `H` | start a session, or resume an unfinished one (browser) |
-| `ctrl+s` | send the answer (recorded with your active time) |
+| `ctrl+s` | send the answer (recorded with your time); one the family cannot read asks "send anyway?" (enter sends, escape goes back) |
 | `ctrl+t` | pause / resume (the problem is covered, the clock stands still) |
 | `ctrl+g` | skip the instance (counted as not solved) |
 | `ctrl+n` | next instance (after the verdict, with "show after each") |
+| `h` | show the hint features (recorded on your answer) |
+| `ctrl+up` `ctrl+down` | scroll the problem and the prompt above the editor |
 | `escape` | leave the session; `H` resumes it where it stopped |
 
 At the end: accuracy with its 95% Wilson interval, time per instance, both by feature; `enter` on an

@@ -28,7 +28,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 
-from core.attempts import AttemptRecord, HumanTiming, record_from
+from core.attempts import HUMAN_PREFIX, AttemptRecord, HumanTiming, is_person, record_from
 from core.family import Family
 from core.instance import Instance
 from core.solvers import FixedSolver, SolveResult, is_model_spec, make_solver
@@ -123,6 +123,7 @@ class InstanceScreen(SembenchScreen):
         Binding("s", "pick_solver", "Solver"),
         Binding("e", "edit_answer", "Type"),
         Binding("v", "reveal", "Reveal (give up)"),
+        Binding("h", "reveal_hints", "Hints"),
         # in `?` help, not the footer (it is full already)
         Binding("y", "copy", "Copy", show=False),
         Binding("E", "export", "Export", show=False),
@@ -130,6 +131,9 @@ class InstanceScreen(SembenchScreen):
         # priority: they work from the model-name input and the answer editor too (ctrl+x only while a
         # request runs; otherwise it is the editor's cut)
         Binding("ctrl+s", "send", "Send", priority=True),
+        # the problem above the editor (Solve) or the Problem tab, scrolled from anywhere, the editor too
+        Binding("ctrl+down", "scroll_problem(1)", "Scroll the problem down", show=False, priority=True),
+        Binding("ctrl+up", "scroll_problem(-1)", "Scroll the problem up", show=False, priority=True),
         Binding("ctrl+x", "cancel", "Cancel", priority=True),
         # the browser's list, without going back to it (the same leave path as escape: drafts are kept)
         Binding("right_square_bracket", "move(1)", "Next inst.", key_display="]"),
@@ -161,6 +165,8 @@ class InstanceScreen(SembenchScreen):
         self._detached = False  # left while a human answer is checked: its verdict is recorded on arrival
         self._styles_as_of: int | None = None  # the app's stylesheet version when this screen was last left
         self._from_editor = False  # escape just left a text field: the next escape only says how to leave
+        self._opened_revealed = False  # an attempt opened on purpose revealed the answer (said once)
+        self._hints_hidden: bool | None = None  # what the header shows of the hint features (None: not yet set)
         self.sub_title = f"{family.id} · {snapshot or 'file'} · {instance.id}"
         if trail:  # the breadcrumb: where this instance was opened from
             self.sub_title = " › ".join((*trail, instance.id))
@@ -172,7 +178,7 @@ class InstanceScreen(SembenchScreen):
     # -- layout ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(self._title(), id="instance-title")
+        yield Static(self._title(hide_hints=self.app.hiding_hints), id="instance-title")
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane(TITLES["problem"], id="problem"), VerticalScroll(id="problem-scroll"):
                 yield Static(self._note_text(), id="note-view")
@@ -190,7 +196,7 @@ class InstanceScreen(SembenchScreen):
                 self._endpoint_error = error
                 draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
                 yield SolvePanel(sorted(self.family.local_solvers()), endpoints, self.app.clock,
-                                 answer_format=AnswerFormat.of(self.family, self.instance), problem=self._structured(),
+                                 answer_format=AnswerFormat.of(self.family, self.instance), problem=self._solve_problem(),
                                  prefs=self.app.solve_prefs, draft=draft, id="solve-panel",
                                  blocked=blocked_reason(self.family))
             with TabPane(TITLES["verdict"], id="verdict"):
@@ -202,14 +208,35 @@ class InstanceScreen(SembenchScreen):
                 yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
-    def _title(self) -> Text:
-        values = self.family.feature_values(self.instance)
+    def _title(self, hide_hints: bool) -> Text:
+        """The header line: the family, the instance, its place in the browser's list, its features (the
+        hint features left out while a person answers and has not revealed them)."""
         title = Text.assemble((f"{self.family.id} ", "bold magenta"), (f"{self.instance.id}  ", "bold"))
         place = self.position()
         if place is not None:
             title.append(f"{place[0] + 1} of {place[1]}  ", style="bold cyan")
-        title.append_text(meta_line(self.instance, self.family.visible_features(), values))
+        title.append_text(self._features_line(hide_hints))
         return title
+
+    def _features_line(self, hide_hints: bool) -> Text:
+        features = self.family.answering_features() if hide_hints else self.family.visible_features()
+        line = meta_line(self.instance, features, self.family.feature_values(self.instance))
+        hidden = [f for f in self.family.visible_features() if f not in features]
+        if hidden:
+            line.append(f"{len(hidden)} hint(s) hidden (h)", style="dim")
+        return line
+
+    @property
+    def hiding_hints(self) -> bool:
+        """The hint features (what reveals the answer's shape) are hidden: a person is answering this
+        instance and has not asked for them (`h`)."""
+        return bool(self.family.hint_features) and self.answering and self.draft_key not in self.app.hints_shown
+
+    def hints_revealed(self) -> list[str]:
+        """The hint features this person was shown before answering (`h`), by name."""
+        if self.draft_key not in self.app.hints_shown:
+            return []
+        return [f for f in self.family.visible_features() if f in self.family.hint_features]
 
     def _structured(self) -> Any:
         try:
@@ -217,6 +244,15 @@ class InstanceScreen(SembenchScreen):
             return Rendered(self.view.problem(self.family, self.instance, self.truth))
         except Exception as exc:  # a view bug shows as text, not a crash
             return Text(f"cannot render the structured view: {type(exc).__name__}: {exc}", style="red")
+
+    def _solve_problem(self, structured: Any = None) -> Any:
+        """What the Solve tab shows above the answer editor: the family's view, then the prompt exactly as
+        a model gets it, so that a person answering sees everything a model does without leaving the tab
+        (ctrl+up/ctrl+down scroll it from the editor; the clock runs)."""
+        from rich.console import Group
+
+        return Group(structured if structured is not None else self._structured(),
+                     Text("\nprompt, as a model sees it", style="bold underline"), self._prompt())
 
     def _prompt(self) -> Any:
         try:
@@ -319,6 +355,10 @@ class InstanceScreen(SembenchScreen):
             return False  # the focus is in the entry already: `e` is an e there, never suggested
         if action == "reveal" and (not self.answering or isinstance(self.focused, Input | TextArea)):
             return False
+        if action == "scroll_problem" and self.active_tab not in ("solve", "problem"):
+            return False
+        if action == "reveal_hints" and (not self.hiding_hints or isinstance(self.focused, Input | TextArea)):
+            return False
         if action == "reask" and self.active_tab != "history":
             return False
         if action in ("copy", "export", "reask") and isinstance(self.focused, Input | TextArea):
@@ -347,12 +387,18 @@ class InstanceScreen(SembenchScreen):
         self._sync_answering()
 
     def _sync_answering(self) -> None:
-        """While a human attempt is in progress the Step and Verdict tabs show nothing of the answer."""
+        """While a human attempt is in progress the Step and Verdict tabs show nothing of the answer, and
+        the header no hint feature."""
         answering = self.answering
         if answering != self.has_class("-answering"):
             self.set_class(answering, "-answering")
             if answering:
                 self.stepper.playing = False
+            self.refresh_bindings()
+        hiding = self.hiding_hints
+        if hiding != self._hints_hidden:
+            self._hints_hidden = hiding
+            self.query_one("#instance-title", Static).update(self._title(hide_hints=hiding))
             self.refresh_bindings()
 
     # -- leaving -----------------------------------------------------------------------------------
@@ -489,7 +535,8 @@ class InstanceScreen(SembenchScreen):
         self._leaving = False
         self._from_editor = False
         self.sub_title = f"{family.id} · {self.snapshot or 'file'} · {instance.id}"
-        self.query_one("#instance-title", Static).update(self._title())
+        self._opened_revealed = False
+        self._hints_hidden = None  # the header is drawn again for this instance (_sync_answering, below)
         structured = self._structured()
         self.query_one("#note-view", Static).update(self._note_text())
         self.query_one("#structured", Static).update(structured)
@@ -497,7 +544,7 @@ class InstanceScreen(SembenchScreen):
         self.query_one("#problem-scroll", VerticalScroll).scroll_home(animate=False)
         self.stepper.rebind(instance)
         self.query_one("#step-source", Static).update(Text("tracing…", style="dim italic"))
-        self.panel.rebind(AnswerFormat.of(family, instance), structured)
+        self.panel.rebind(AnswerFormat.of(family, instance), self._solve_problem(structured))
         self.query_one("#verdict-view", Static).update(verdict_renderable(None))
         self.query_one("#verdict-scroll", VerticalScroll).scroll_home(animate=False)
         self.refresh_history()
@@ -569,6 +616,25 @@ class InstanceScreen(SembenchScreen):
         self._sync_answering()
         self.notify("The answer is revealed; a human answer you send now is recorded as sent after revealing.",
                     severity="warning")
+
+    def action_scroll_problem(self, direction: int) -> None:
+        """A page of the problem (one row kept): the one above the editor on Solve, the Problem tab's on
+        Problem."""
+        target = "#human-problem" if self.active_tab == "solve" else "#problem-scroll"
+        try:
+            scroll = self.query_one(target, VerticalScroll)
+        except Exception:
+            return
+        step = max(1, scroll.scrollable_content_region.height - 1)
+        scroll.scroll_relative(y=direction * step, animate=False)
+
+    def action_reveal_hints(self) -> None:
+        """Show the hint features (the answer's shape, which a model is not told). A human answer sent
+        afterwards on this instance records which were shown (`usage.hints_revealed`)."""
+        self.app.hints_shown.add(self.draft_key)
+        self._sync_answering()
+        self.notify(f"Hint features shown ({', '.join(self.hints_revealed())}); your answer records it.",
+                    severity="warning", markup=False)
 
     def step_truth_from_start(self) -> None:
         """The ground truth, from its first step (the command palette's "Step the ground truth")."""
@@ -699,7 +765,7 @@ class InstanceScreen(SembenchScreen):
         # A family view may use the trace for what it cannot compute cheaply (e.g. rendered code).
         structured = self._structured()
         self.query_one("#structured", Static).update(structured)
-        self.query_one("#human-problem-view", Static).update(structured)
+        self.query_one("#human-problem-view", Static).update(self._solve_problem(structured))
         if self.showing == "truth":
             self._show_truth()
         elif self.answer_trace is not None:
@@ -728,6 +794,7 @@ class InstanceScreen(SembenchScreen):
         verification, the answer's trace) in a further thread, so ctrl+x cancels a slow verifier too.
         The same steps as `core.attempts.attempt`, with the check phase made visible and cancellable."""
         family, instance, app = self.family, self.instance, self.app
+        person = self.person_spec
         loop = asyncio.new_event_loop()
 
         def on_delta(kind: str, chunk: str) -> None:
@@ -756,7 +823,7 @@ class InstanceScreen(SembenchScreen):
         async def run() -> tuple[AttemptRecord, Trace | None]:
             try:
                 if spec == HUMAN:
-                    solver: Any = FixedSolver(text or "", spec=HUMAN, elapsed_s=human_time_s or 0.0)
+                    solver: Any = FixedSolver(text or "", spec=person, elapsed_s=human_time_s or 0.0)
                 elif is_model_spec(spec):
                     from core.models import SamplingParams
 
@@ -811,9 +878,21 @@ class InstanceScreen(SembenchScreen):
         self.app.notify(f"Your answer to {record.instance_id} was checked: {verdict}. It is in its History.",
                         markup=False)
 
+    @property
+    def person_spec(self) -> str:
+        """Who a hand answer is recorded as: `human:NAME` once the person's name is known (a session asks
+        it once, the workbench remembers it), else `human`."""
+        person = self.app.saved.person
+        return f"{HUMAN_PREFIX}{person}" if person else HUMAN
+
     def _mark_revealed(self, record: AttemptRecord) -> None:
-        if record.solver == HUMAN and self.draft_key in self.app.revealed:
+        if not is_person(record.solver):
+            return
+        if self.draft_key in self.app.revealed:
             record.usage = {**record.usage, GAVE_UP: True}
+        hints = self.hints_revealed()
+        if hints:
+            record.usage = {**record.usage, "hints_revealed": hints}
 
     def _failed_record(self, spec: str, error: str, kind: str) -> AttemptRecord:
         try:
@@ -839,7 +918,7 @@ class InstanceScreen(SembenchScreen):
     def on_solve_done(self, message: SolveDone) -> None:
         record: AttemptRecord = message.record
         self._mark_revealed(record)
-        if record.solver == HUMAN and not record.error:
+        if is_person(record.solver) and not record.error:
             self._human_sent = True
         try:
             attempt_id: int | None = self.app.workspace.log.add_attempt(record.row())
@@ -860,7 +939,7 @@ class InstanceScreen(SembenchScreen):
             self.notify(f"{record.solver}: incorrect ({record.status})", title=view.title, severity="warning", markup=False)
         if record.human_time_s is not None:
             summary.append(f"  human time {fmt_seconds(record.human_time_s)}", style="dim")
-        self.panel.finished(summary, human=record.solver == HUMAN)
+        self.panel.finished(summary, human=is_person(record.solver))
         self._sync_answering()
         self.show_attempt(view, message.trace)
         self.refresh_history()
@@ -884,7 +963,8 @@ class InstanceScreen(SembenchScreen):
 
     def refresh_history(self) -> None:
         self.history = self.app.workspace.log.attempts(instance_id=self.instance.id)
-        if any(row.get("solver") == HUMAN and not row.get("error") for row in self.history):
+        mine = (HUMAN, self.person_spec)  # this person's answers (not another person's session)
+        if any(row.get("solver") in mine and not row.get("error") for row in self.history):
             self._human_sent = True
         table = self.query_one("#history-table", DataTable)
         table.clear()
@@ -976,7 +1056,13 @@ class InstanceScreen(SembenchScreen):
             self.open_attempt(row)
 
     def open_attempt(self, row: dict[str, Any]) -> None:
-        """The attempt's verdict at once; its answer's trace (which may take seconds) follows in Step."""
+        """The attempt's verdict at once; its answer's trace (which may take seconds) follows in Step. An
+        attempt opened on purpose (History's enter, the Runs screen's) is shown even while a person answers
+        this instance; that reveals the answer, as `v` does, and a hand answer sent afterwards records it."""
+        if self.answering:
+            self.app.revealed.add(self.draft_key)
+            self._sync_answering()
+            self._opened_revealed = True
         view = AttemptView.from_row(row)
         self.show_attempt(view, None)
         if view.answer is not None:
@@ -1006,7 +1092,11 @@ class InstanceScreen(SembenchScreen):
             self._show_answer_trace()
         else:
             self._update_step_source()
-        self.notify(f"{message.attempt.title} opened in Verdict and Step", markup=False)
+        said = f"{message.attempt.title} opened in Verdict and Step"
+        if self._opened_revealed:
+            self._opened_revealed = False
+            said += " (the answer is revealed: a hand answer sent now on this instance records it)"
+        self.notify(said, markup=False)
 
     # -- debugging a rejection: copy, export, re-ask ---------------------------------------------------
     def _current_row(self) -> dict[str, Any] | None:

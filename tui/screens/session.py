@@ -31,11 +31,10 @@ from core.errors import UserError
 from core.family import Family, get_family
 from core.instance import Instance
 from core.store import LogStore
-from tui.data import AttemptView, fmt_seconds
+from tui.data import AttemptView, fmt_seconds, fmt_value, parse_json
 from tui.screens.base import SembenchScreen
 from tui.screens.instance import InstanceScreen
 from tui.widgets.footer import Footer
-from tui.widgets.problem import meta_line
 from tui.widgets.solve import HUMAN
 from tui.widgets.table import RowTable
 
@@ -43,7 +42,7 @@ from tui.widgets.table import RowTable
 # re-asking a model...) would leave the session's rules, so it is refused here.
 # (An answer being checked is not cancelled: it is the person's, and it is recorded when the check ends.)
 SESSION_ACTIONS = {"back", "leave_editor", "back_twice", "show_tab", "step", "toggle_trace", "send",
-                   "edit_answer", "reveal", "pause", "skip", "next_instance"}
+                   "edit_answer", "reveal", "reveal_hints", "scroll_problem", "pause", "skip", "next_instance"}
 
 
 class SessionRecorded(Message):
@@ -74,10 +73,14 @@ def resume_session(app: Any, run_id: str) -> None:
 
 
 def open_next(app: Any, state: sessions.SessionState, *, replace: bool) -> None:
-    """The session's next instance (or its summary), on top of the stack or in place of the current one."""
+    """The session's next instance (or its summary), on top of the stack or in place of the current one.
+    While it is open (until its summary), the workbench hides the hint features everywhere."""
     if state.finished:
+        if app.session_run == state.run_id:
+            app.session_run = None
         screen: Any = SessionSummaryScreen(state)
     else:
+        app.session_run = state.run_id
         try:
             family, instance = load_instance(app, state.snapshot, state.next_id or "")
         except Exception as exc:
@@ -115,15 +118,17 @@ def start_from_browser(browser: Any) -> None:
             return
         try:
             person = sessions.clean_person(choice.person)
-            if choice.chosen_by == "marked":
-                ids = marked_ids
-            elif choice.chosen_by == "filter":
-                ids = filtered
-            else:
+            sample = choice.chosen_by == "sample"
+            if sample:  # drawn in a random order already
                 ids = sessions.sample_ids([(row.id, row.features) for row in table.rows], choice.k, choice.seed,
                                           choice.stratify)
+            else:
+                ids = marked_ids if choice.chosen_by == "marked" else filtered
+                if choice.shuffle:
+                    ids = sessions.shuffle_ids(ids, choice.seed)
+            shuffled = sample or choice.shuffle
             plan = sessions.SessionPlan(person=person, instance_ids=ids, chosen_by=choice.chosen_by,
-                                        seed=choice.seed if choice.chosen_by == "sample" else None,
+                                        seed=choice.seed if shuffled else None, shuffled=shuffled,
                                         stratify=choice.stratify if choice.chosen_by == "sample" else None,
                                         show_after_each=choice.show_after_each)
             run_id = sessions.start_session(app.workspace.log, table.snapshot, family, plan)
@@ -159,6 +164,33 @@ class PauseScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+class SendAnywayScreen(ModalScreen[bool]):
+    """The answer does not parse (the family's extractor cannot read it): enter sends it all the same
+    (recorded as an extraction error, as a model's reply would be), escape goes back to the editor."""
+
+    DEFAULT_CSS = """
+    SendAnywayScreen { align: center middle; }
+    #send-anyway-box { width: 72; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    """
+    BINDINGS = [Binding("enter", "answer(True)", "Send anyway", priority=True),
+                Binding("escape", "answer(False)", "Back to the editor", priority=True)]
+
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="send-anyway-box"):
+            text = Text("Your answer does not parse.\n", style="bold")
+            text.append(self.why[:400] + "\n\n")  # the extractor's words: text, never markup
+            text.append("Send anyway? enter sends it (recorded as not read, like a model's unreadable reply); "
+                        "escape returns to the editor.")
+            yield Static(text, id="send-anyway-question")
+
+    def action_answer(self, send: bool) -> None:
+        self.dismiss(send)
+
+
 class SessionScreen(InstanceScreen):
     BINDINGS: ClassVar = [
         Binding("ctrl+t", "pause", "Pause", priority=True),
@@ -171,6 +203,7 @@ class SessionScreen(InstanceScreen):
         self.state = state
         self.session_index = state.done + 1
         self._sent = False  # this instance's answer is recorded (show after each: its verdict is on screen)
+        self._confirming = False  # "send anyway?" is asked (an answer the family's extractor cannot read)
         self.sub_title = self.progress
 
     @property
@@ -187,14 +220,15 @@ class SessionScreen(InstanceScreen):
         finally:
             self.app.solve_prefs = saved
 
-    def on_mount(self) -> None:
-        self.query_one("#solver", Select).disabled = True  # a session's solver is the person
+    def _title(self, hide_hints: bool) -> Text:
         title = Text(f" {self.session_index} of {self.state.total} ", style="bold reverse")
         title.append(f"  {self.family.id} ", style="bold magenta")
         title.append(f"{self.instance.id}  ", style="bold")
-        title.append_text(meta_line(self.instance, self.family.visible_features(),
-                                    self.family.feature_values(self.instance)))
-        self.query_one("#instance-title", Static).update(title)
+        title.append_text(self._features_line(hide_hints))
+        return title
+
+    def on_mount(self) -> None:
+        self.query_one("#solver", Select).disabled = True  # a session's solver is the person
         self._sync_history()
         # The person came to answer: typing goes straight to the editor (escape leaves it).
         self.call_after_refresh(self.panel.focus_entry)
@@ -240,7 +274,7 @@ class SessionScreen(InstanceScreen):
     def action_skip(self) -> None:
         try:
             sessions.record_skip(self.app.workspace.log, self.state, self.family, self.instance,
-                                 self.panel.human.timing(), revealed=self.revealed)
+                                 self.panel.human.timing(), revealed=self.revealed, hints=self.hints_revealed())
         except Exception as exc:
             self.notify(f"cannot skip: {exc}", severity="error", markup=False)
             return
@@ -261,19 +295,50 @@ class SessionScreen(InstanceScreen):
     def on_solve_request(self, message: Any) -> None:
         message.stop()
         message.prevent_default()  # not the instance view's own solve: the session records it
-        if message.spec != HUMAN or self.panel.running or self._sent:
+        if message.spec != HUMAN or self.panel.running or self._sent or self._confirming:
             return
-        self.panel.started(HUMAN)
+        text = message.text or ""
         timing = message.timing or HumanTiming(active_s=float(message.human_time_s or 0.0))
-        self.record(message.text or "", timing, self.revealed)
+        unparsed = self.unparsed(text)
+        if unparsed is None:
+            self.send(text, timing)
+            return
+        self._confirming = True  # the clock stands at the ctrl+s; the dialog's time is not the person's
+
+        def answered(send: bool | None) -> None:
+            self._confirming = False
+            if send:
+                self.send(text, timing)
+            else:
+                self.panel.status(Text("Not sent: correct the answer and send again (ctrl+s).", style="yellow"))
+                self.call_after_refresh(self.panel.focus_entry)
+
+        self.app.push_screen(SendAnywayScreen(unparsed), answered)
+
+    def unparsed(self, text: str) -> str | None:
+        """Why the family's extractor cannot read this answer (what a model's reply would be recorded
+        with: an extraction error), or None when it reads it."""
+        from core.extraction import extract
+
+        try:
+            answer = extract(self.family, text, self.instance)
+        except Exception as exc:  # extraction never throws; if it did, the answer is not readable either
+            return f"{type(exc).__name__}: {exc}"
+        if answer.ok:
+            return None
+        return f"{answer.error}: {answer.message}" if answer.message else str(answer.error)
+
+    def send(self, text: str, timing: HumanTiming) -> None:
+        self.panel.started(HUMAN)
+        self.record(text, timing, self.revealed, self.hints_revealed())
 
     @work(thread=True, group="session", exit_on_error=False)
-    def record(self, text: str, timing: HumanTiming, revealed: bool) -> None:
+    def record(self, text: str, timing: HumanTiming, revealed: bool, hints: list[str]) -> None:
         # A connection of this thread's own (SQLite's are per thread); the log is in WAL mode.
         store = LogStore(self.app.log_path)
         try:
             record = sessions.record_answer(store, self.state, self.family, self.instance, text, timing,
-                                            revealed=revealed)
+                                            revealed=revealed, hints=hints)
         except Exception as exc:  # a bug in extraction or verification: said, never a crash
             self.post_message(SessionRecorded(None, f"{type(exc).__name__}: {exc}"))
             return
@@ -320,7 +385,7 @@ def by_feature(app: Any, state: sessions.SessionState) -> dict[str, dict[str, tu
             continue
         for name, value in features.items():
             if name in wanted:
-                cell = out[name][str(value)]
+                cell = out[name][fmt_value(value)]  # the browser's wording (yes/no, —)
                 cell[0] += 1
                 cell[1] += bool(answer["correct"])
                 cell[2] += answer["human_time_s"] or 0.0
@@ -368,13 +433,15 @@ class SessionSummaryScreen(SembenchScreen):
 
     def on_mount(self) -> None:
         app = self.app
+        if app.session_run == self.state.run_id:
+            app.session_run = None  # the session is over: nothing is hidden any more
         try:
             features = by_feature(app, self.state)
         except Exception:  # the snapshot is gone: the totals still stand
             features = {}
         self.query_one("#session-summary", Static).update(summary_text(self.state, features))
         table = self.query_one("#session-answers", DataTable)
-        table.add_columns("#", "instance", "verdict", "time", "note")
+        table.add_columns("#", "attempt", "instance", "verdict", "time", "first key", "note")
         by_id = {row["instance_id"]: row for row in app.workspace.log.attempts(run_id=self.state.run_id)}
         for k, iid in enumerate(self.state.plan.instance_ids, 1):
             row = by_id.get(iid)
@@ -384,8 +451,13 @@ class SessionSummaryScreen(SembenchScreen):
             skipped = row.get("error_kind") == sessions.SKIPPED
             verdict = Text("skipped", style="yellow") if skipped else \
                 Text("✓ correct", style="green") if row.get("correct") else Text("✗ incorrect", style="red")
-            note = "revealed" if '"revealed"' in (row.get("usage") or "") else ""
-            table.add_row(str(k), Text(iid), verdict, fmt_seconds(row.get("human_time_s")), note, key=str(row["id"]))
+            usage = parse_json(row.get("usage"))
+            usage = usage if isinstance(usage, dict) else {}
+            notes = ["revealed"] if usage.get("revealed") else []
+            if usage.get("hints_revealed"):
+                notes.append("hints shown")
+            table.add_row(str(k), str(row["id"]), Text(iid), verdict, fmt_seconds(row.get("human_time_s")),
+                          fmt_seconds(row.get("first_key_s")), " · ".join(notes), key=str(row["id"]))
         table.focus()
 
     @on(DataTable.RowSelected, "#session-answers")

@@ -31,6 +31,7 @@ class SessionChoice:
     seed: int = 0
     stratify: str | None = None
     show_after_each: bool = False
+    shuffle: bool = True  # the marked rows or the filter in a seeded random order (a sample always is)
     resume: str | None = None  # a run id: resume that session instead
 
 
@@ -78,6 +79,8 @@ class SessionDialog(ModalScreen[SessionChoice | None]):
             with Horizontal():
                 yield Label("your name ")
                 yield Input(self.person, placeholder="asked once, remembered", id="session-person")
+            yield Checkbox("shuffle the order (seeded; off: the marked rows' or the filter's order)", True,
+                           id="session-shuffle")
             yield Checkbox("show the verdict after each answer (off: only at the end)", False, id="session-show")
             with Horizontal(id="session-buttons"):
                 yield Button("Start (ctrl+s)", id="session-start", variant="primary")
@@ -121,7 +124,8 @@ class SessionDialog(ModalScreen[SessionChoice | None]):
         stratify = self.query_one("#session-stratify", Select).value
         self.dismiss(SessionChoice(chosen_by=source, person=person, k=k, seed=seed,
                                    stratify=stratify if isinstance(stratify, str) else None,
-                                   show_after_each=self.query_one("#session-show", Checkbox).value))
+                                   show_after_each=self.query_one("#session-show", Checkbox).value,
+                                   shuffle=self.query_one("#session-shuffle", Checkbox).value))
 
     @on(Button.Pressed, "#session-start")
     def _start(self) -> None:

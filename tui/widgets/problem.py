@@ -4,7 +4,7 @@
 The generic view shows the payload fields: short scalars as a table, code-like strings as highlighted
 panels (in the language a field's name says, else the family's `answer_language`), lists of strings as
 lists, anything else as a pretty-printed structure. It never shows the ground truth, the meta (where
-spoilers live) or a field named like an answer or a spoiler feature.
+spoilers live) or a field named like an answer, a spoiler or a hint feature.
 """
 
 from __future__ import annotations
@@ -60,8 +60,11 @@ def prompt_renderable(prompt: Prompt) -> RenderableType:
 
 
 def hidden_fields(family: Family | None) -> set[str]:
-    spoilers = set(family.spoiler_features) if family is not None else set()
-    return BASE_FIELDS | ANSWER_FIELDS | spoilers
+    """Payload fields the problem view never shows: the answer, a spoiler, and a hint feature (imports'
+    `library`: a model's prompt does not name it; the header shows it to a researcher not answering)."""
+    if family is None:
+        return BASE_FIELDS | ANSWER_FIELDS
+    return BASE_FIELDS | ANSWER_FIELDS | set(family.spoiler_features) | set(family.hint_features)
 
 
 def language_for(field: str, family: Family | None) -> str | None:

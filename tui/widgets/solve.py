@@ -391,6 +391,7 @@ class SolvePanel(Vertical):
         self._sent_text = None
         self._pending_text = None
         self.query_one("#human-problem-view", Static).update(problem if problem is not None else "")
+        self.query_one("#human-problem", VerticalScroll).scroll_home(animate=False)
         self.query_one("#stream", Static).update("")
         editor = self.query_one("#human-answer", TextArea)
         editor.placeholder = answer_format.placeholder
