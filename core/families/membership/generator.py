@@ -1,8 +1,9 @@
 """Condition generator (§4.1) and probe generator (§4.2, Algorithm 1), and the per-item wiring.
 
 Item `index` of (params, seed) is built from its own RNG streams ("condition", "probe"), so it is generable
-alone and identical on every machine and PYTHONHASHSEED. Which grid combination and which label an item
-gets is a function of the index only (see `MembershipParams`).
+alone and identical on every machine and PYTHONHASHSEED. Which grid combination an item belongs to is a
+function of the index only; its label is drawn from the seed (`label_of`), balanced within every block of
+LABEL_BLOCK items of a combination (see `MembershipParams`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import random
 from typing import Any
 
-from core.canonical import canonical_json
+from core.canonical import canonical_json, derive_seed
 from core.families.membership.evaluate import evaluate
 from core.families.membership.model import (
     Branch,
@@ -33,6 +34,9 @@ FAMILY = "membership"
 # Constants and probe integers are drawn from here (the paper's listings use two-digit integers).
 CONST_MIN, CONST_MAX = -99, 99
 Slot = tuple[int, int, int]  # a call position: (family, branch, term index)
+# Labels are balanced within every block of this many items of one combination, half of each block's
+# even-indexed items positive and half of its odd-indexed ones: the order says nothing of the label.
+LABEL_BLOCK = 16
 
 
 # ---- conditions --------------------------------------------------------------------------------
@@ -173,18 +177,40 @@ def _resolve(params_json: str) -> tuple[str, tuple[dict[str, Any], ...]]:
     return canonical_json(model.model_dump(mode="json")), tuple(model.combinations())
 
 
-def combination_for(params: dict[str, Any], index: int) -> tuple[int, dict[str, Any], bool]:
-    """(combination number, its parameters, label) of item `index`: even positive, odd negative."""
-    _, combos = _resolve(canonical_json(params))
+def label_of(normalized_json: str, seed: int, index: int, n_combinations: int) -> bool:
+    """Item `index`'s label, in a seeded random order. The k-th item of a combination (k counts its
+    items in index order) falls in block k // LABEL_BLOCK of that combination; each block's labels are
+    drawn once from the seed: half of its even-indexed items positive, half of its odd-indexed ones.
+    So any count that is a multiple of LABEL_BLOCK * n_combinations is balanced within every combination,
+    and within every parity of the index: neither the index nor its parity says anything of the label."""
+    number = (index // 2) % n_combinations
+    k = 2 * (index // (2 * n_combinations)) + index % 2  # index % 2 == k % 2
+    return _label_block(normalized_json, seed, number, k // LABEL_BLOCK)[k % LABEL_BLOCK]
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_block(normalized_json: str, seed: int, number: int, block: int) -> tuple[bool, ...]:
+    rng = random.Random(derive_seed(FAMILY, json.loads(normalized_json), seed, number, block, "labels"))
+    half = LABEL_BLOCK // 2
+    evens = [k < half // 2 for k in range(half)]
+    odds = list(evens)
+    rng.shuffle(evens)
+    rng.shuffle(odds)
+    return tuple(evens[j // 2] if j % 2 == 0 else odds[j // 2] for j in range(LABEL_BLOCK))
+
+
+def combination_for(params: dict[str, Any], index: int, seed: int) -> tuple[int, dict[str, Any], bool]:
+    """(combination number, its parameters, label) of item `index` of (params, seed)."""
+    normalized_json, combos = _resolve(canonical_json(params))
     number = (index // 2) % len(combos)
-    return number, dict(combos[number]), index % 2 == 0
+    return number, dict(combos[number]), label_of(normalized_json, seed, index, len(combos))
 
 
 def generate_one(params: dict[str, Any], seed: int, index: int) -> MembershipInstance:
     normalized_json, combos = _resolve(canonical_json(params))
     normalized = json.loads(normalized_json)  # a fresh dict: the cached value must not leak into instances
     number = (index // 2) % len(combos)
-    combo, label = dict(combos[number]), index % 2 == 0
+    combo, label = dict(combos[number]), label_of(normalized_json, seed, index, len(combos))
     condition = generate_condition(item_rng(FAMILY, normalized, seed, index, "condition"), combo)
     probe = generate_probe(condition, item_rng(FAMILY, normalized, seed, index, "probe"), 0, combo["depth"], label)
     # Cheap insurance: a mislabeled instance would silently corrupt every metric computed on it.

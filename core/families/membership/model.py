@@ -306,8 +306,10 @@ class MembershipParams(BaseModel):
     - depth: the probe's nesting depth d (0 = a flat list).
 
     Lists make a grid: the Cartesian product in the order I, N_max, b, N_T, depth. Item `index` belongs to
-    combination `(index // 2) % n_combinations` and is positive when `index` is even, so any count that is
-    a multiple of 2 * n_combinations is balanced within every combination, and any prefix covers the grid.
+    combination `(index // 2) % n_combinations`, so any prefix covers the grid; its label is drawn from the
+    seed, balanced within every 16 items of a combination and within each parity of the index
+    (generator.label_of): any count that is a multiple of 16 * n_combinations is balanced within every
+    combination, and the order of the items says nothing of their labels.
     """
 
     model_config = ConfigDict(extra="forbid")

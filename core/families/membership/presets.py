@@ -6,9 +6,9 @@ curve. `pag-grid-I-Nmax-depth` crosses I, N_max and d instead (their interaction
 bundled.
 
 A sweep is ONE preset whose params hold lists: the grid is their Cartesian product (order I, N_max, b,
-N_T, depth) and item `index` belongs to combination `(index // 2) % n` with label positive for even
-indices, negative for odd ones (see `MembershipParams`). `count = 320 * n` therefore gives exactly the
-paper's 160 positive + 160 negative instances per combination; each instance's meta records its own
+N_T, depth) and item `index` belongs to combination `(index // 2) % n`; labels come in a seeded random
+order, balanced within every 16 items of a combination (see `MembershipParams`). `count = 320 * n`
+therefore gives exactly the paper's 160 positive + 160 negative instances per combination; each instance's meta records its own
 combination (I, N_max, b, N_T, depth, label), so metrics break down per parameter value for the plots.
 """
 
