@@ -79,6 +79,28 @@ async def test_enter_on_a_run_lists_its_attempts_and_enter_opens_the_instance(ma
         assert isinstance(app.screen, RunsScreen)
 
 
+async def test_an_attempt_on_its_way_shows_loading_never_no_verdict(make_app, workbench, monkeypatch) -> None:
+    """Opening an attempt from a run's list: until its verdict is there, Verdict says which attempt is
+    loading (it said "No verdict yet: solve this instance", for seconds on a busy machine)."""
+    run_id = stopped_run(workbench, 2)
+    held: list[dict] = []
+    monkeypatch.setattr(InstanceScreen, "open_attempt", lambda self, row: held.append(row))  # still on its way
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        attempts = app.screen
+        assert isinstance(attempts, AttemptsScreen) and attempts.run["id"] == run_id
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, InstanceScreen) and held
+        text = render_text(app)
+        assert f"loading attempt #{held[0]['id']}" in text
+        assert "No verdict yet" not in text
+
+
 async def test_an_interrupted_run_shows_its_resume_command_and_R_resumes_it(make_app, workbench) -> None:
     run_id = stopped_run(workbench, 3)
     app = make_app()

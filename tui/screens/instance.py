@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -202,11 +203,20 @@ class InstanceScreen(SembenchScreen):
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
                 with VerticalScroll(id="verdict-scroll", classes="spoiler"):
-                    yield Static(verdict_renderable(None), id="verdict-view")
+                    yield Static(self._verdict_placeholder(), id="verdict-view")
             with TabPane(TITLES["history"], id="history"):
                 yield Static("enter: open the attempt in Verdict and Step", id="history-hint")
                 yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
+
+    def _verdict_placeholder(self) -> RenderableType:
+        """What Verdict shows before an attempt is: the attempt being opened (Runs › run › instance),
+        never "no verdict yet" while one is on its way."""
+        if self.initial_attempt is not None:
+            number = self.initial_attempt.get("id")
+            return Text(f"loading attempt #{number}…" if number is not None else "loading the attempt…",
+                        style="dim italic")
+        return verdict_renderable(None)
 
     def _title(self, hide_hints: bool) -> Text:
         """The header line: the family, the instance, its place in the browser's list, its features (the
