@@ -30,7 +30,7 @@ class TypeinfFamily(Family):
     params_model = lazy(".model:TypeinfParams")
     answer_model = lazy(".model:SignatureAnswer")
     step_model = lazy(".model:DerivationStep")
-    features = ("poly_type", "variant", "source", "equations", "n_deps")
+    features = ("poly_type", "variant", "source", "equations", "n_deps", "defect")
     # whether the type is polymorphic (and how) is half of the answer
     hint_features = ("poly_type",)
     prompt_styles = ("chat", "completion")
@@ -59,6 +59,7 @@ class TypeinfFamily(Family):
     summarize = hook(".metrics:summarize")
     compare_metrics = hook(".metrics:compare_metrics")
     import_files = hook(".released:import_files")
+    describe_snapshot = hook(".defects:describe_snapshot", cast=False)
     feature_values = hook(".features:feature_values")
 
     def answer_template_for(self, instance: Instance | None) -> str:

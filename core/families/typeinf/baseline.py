@@ -26,7 +26,7 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
     env = task_env(instance.dependencies)
     result = infer_code(instance.code, env, instance.name, max_steps=BASELINE_STEPS,
                         pure=renamed_types(instance))
-    general = _unspecialised(instance.dependencies) if result.scheme is None else None
+    general = unspecialised(instance.dependencies) if result.scheme is None else None
     if general is not None:
         retry = infer_code(instance.code, task_env(general), instance.name, max_steps=BASELINE_STEPS,
                            pure=renamed_types(instance))
@@ -39,7 +39,7 @@ def baseline_response(instance: TypeinfInstance, budget_s: float = 0.0) -> str:
     return f"{binder(instance.name)} :: {show_scheme(rename_scheme(scheme, style))}"
 
 
-def _unspecialised(dependencies: list[str]) -> list[str] | None:
+def unspecialised(dependencies: list[str]) -> list[str] | None:
     """The dependencies without the signatures that only specialise the Prelude's declaration of the
     same name (released foldl's `(.) :: (a -> a) -> (a -> a) -> (a -> a)`, with which its own
     `Dual . Endo . flip f` does not type): the Prelude's then applies. None when there are none."""

@@ -19,4 +19,6 @@ def feature_values(instance: TypeinfInstance) -> dict[str, Any]:
         "source": meta.get("source"),
         "equations": meta.get("equations"),
         "n_deps": meta.get("n_deps", len(instance.dependencies)),
+        # a released task GHC rejects at its stated type (yes), accepts (no), or never checked (None)
+        "defect": bool(meta.get("released_defect")) if "released_checked" in meta else None,
     }

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from core.families.typeinf import syntax as S
 from core.families.typeinf.corpus import binder, is_operator
 from core.families.typeinf.env import Env, dep_decls, task_env
-from core.families.typeinf.hsparse import HsParseError, parse_code
+from core.families.typeinf.hsparse import HsParseError, bare_classes, parse_code
 from core.families.typeinf.names import free_names
 from core.families.typeinf.tools import GHC
 
@@ -26,7 +26,8 @@ PRELUDE_TYPES = frozenset({"Bool", "Ordering", "Maybe", "Either", "Char", "Int",
 PRELUDE_CLASSES = frozenset({"Eq", "Ord", "Show", "Read", "Enum", "Bounded", "Num", "Real", "Integral",
                              "Fractional", "Floating", "RealFrac", "RealFloat", "Semigroup", "Monoid",
                              "Functor", "Applicative", "Monad", "MonadFail", "Foldable", "Traversable"})
-PRAGMAS = "{-# LANGUAGE NoMonomorphismRestriction, ScopedTypeVariables #-}\n{-# OPTIONS_GHC -w #-}\n"
+PRAGMAS = ("{-# LANGUAGE NoMonomorphismRestriction, ScopedTypeVariables, PatternSynonyms #-}\n"
+           "{-# OPTIONS_GHC -w #-}\n")
 GHC_TIMEOUT_S = 600.0
 
 
@@ -40,6 +41,7 @@ class TaskSource:
     preamble: str = ""  # extra declarations (the pure variant's synonyms and pattern synonyms)
     extensions: tuple[str, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)  # a pure task's new names of Prelude things
+    declare_new_names: bool = False  # a released pure task: its T1, T2, … that nothing declares
 
 
 @dataclass
@@ -53,21 +55,31 @@ class GhcOutcome:
 
 
 def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env,
-                aliases: dict[str, str] | None = None) -> tuple[list[str], set[str]]:
-    """The module text for the dependencies and the names to hide from the Prelude."""
+                aliases: dict[str, str] | None = None, own: frozenset[str] = frozenset()) -> tuple[list[str], set[str]]:
+    """The module text for the dependencies and the names to hide from the Prelude. `own`: the names
+    the task's code defines (a dependency giving one of them a signature repeats the task's signature)."""
     aliases = aliases or {}
     lines: list[str] = []
     hidden: set[str] = set()
+    fields = {n for d in decls if isinstance(d, S.DataDecl) for c in d.constructors for n in c.field_names if n}
+    local_types = {d.name for d in decls if isinstance(d, S.DataDecl) and d.name not in PRELUDE_TYPES}
     for text, group in _by_dependency(dep_texts, env):
         for d in group:
             if isinstance(d, S.SigDecl):
-                for n in d.names:
-                    hidden.add(n)
-                lines.append(text_of_sig(d, text))
-                for n in d.names:
-                    lines.append(f"{binder(n)} = undefined")
+                names = [n for n in d.names if n not in fields and n not in own]
+                if not names:
+                    continue  # a record field's own signature, or the task's: declared elsewhere
+                hidden.update(names)
+                if names != d.names or bare_classes(text.split("::", 1)[-1]):
+                    # `Integral => a -> …` as released: written as the parser reads it, `Integral a`
+                    text = f"{', '.join(binder(n) for n in names)} :: {_sig_type_text(text, d)}"
+                lines.append(text)
+                lines.extend(f"{binder(n)} = undefined" for n in names)
             elif isinstance(d, S.DataDecl):
-                if d.name in PRELUDE_TYPES or d.name in aliases:
+                if d.name in aliases or d.name in _base_newtypes(decls):
+                    continue  # base's own newtype (imported, _base_imports) has the instances the code needs
+                if d.name in PRELUDE_TYPES:
+                    lines.extend(_standin_constructors(d))
                     continue
                 for new, old in aliases.items():  # `deriving (T5)` must name the real class
                     text = re.sub(rf"\b{re.escape(new)}\b(?=[^=]*$)", old, text) if "deriving" in text else text
@@ -75,9 +87,13 @@ def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env,
                 for c in d.constructors:
                     hidden.update(n for n in c.field_names if n)
             elif isinstance(d, S.SynDecl):
-                if d.name in PRELUDE_TYPES or d.name in aliases:
+                if d.name in aliases:
                     continue
+                if d.name in PRELUDE_TYPES and not (_type_names(d.body) & local_types):
+                    continue  # the Prelude's own (its instances matter); `Ratio Integer` of a local Ratio is not
                 lines.append(text)
+                if d.name in PRELUDE_TYPES:
+                    hidden.add(d.name)
             elif isinstance(d, S.ClassDecl):
                 if d.name in PRELUDE_CLASSES or d.name in aliases:
                     continue
@@ -91,8 +107,30 @@ def _stub_lines(decls: list[S.Decl], dep_texts: list[str], env: Env,
                 lines.append(text)
             elif isinstance(d, S.ConSigDecl):
                 continue  # constructors are declared by their data types
-    del decls
-    return lines, hidden
+    return list(dict.fromkeys(lines)), hidden  # a dependency listed twice is declared once
+
+
+def _type_names(t: object) -> set[str]:
+    from core.families.typeinf.types import TAp, TCon
+
+    if isinstance(t, TCon):
+        return {t.name}
+    if isinstance(t, TAp):
+        return _type_names(t.fun) | _type_names(t.arg)
+    return set()
+
+
+def _standin_constructors(d: S.DataDecl) -> list[str]:
+    """A Prelude type redeclared over GHC's unboxed stand-in (`data Int = I_ Int_`, `Int_` standing for
+    `Int#`): the Prelude's type is kept, and each such constructor is the identity on it (a pattern
+    synonym), so that code matching `I_ x` types as GHC's own does. Other constructors stay undeclared."""
+    from core.families.typeinf.types import TCon
+
+    out = []
+    for c in d.constructors:
+        if len(c.fields) == 1 and c.fields[0] == TCon(d.name + "_") and not d.params:
+            out += [f"pattern {c.name} :: {d.name}_ -> {d.name}", f"pattern {c.name} x = x"]
+    return out
 
 
 def text_of_sig(d: S.SigDecl, text: str) -> str:
@@ -120,16 +158,15 @@ def _sig_type_text(text: str, d: S.SigDecl) -> str:
 def module_text(module: str, task: TaskSource, with_signature: bool) -> str:
     env = task_env(task.dependencies)
     decls = dep_decls(task.dependencies)
-    stubs, hidden = _stub_lines(decls, task.dependencies, env, task.aliases)
-    hidden.add(task.name)
+    own: set[str] = {task.name}
     try:
         code_decls = parse_code(task.code, env.fixities)
-        for d in code_decls:
-            if isinstance(d, S.FunBind):
-                hidden.add(d.name)
+        own.update(d.name for d in code_decls if isinstance(d, S.FunBind))
         _, cons = free_names(code_decls)
     except HsParseError:
         cons = []
+    stubs, hidden = _stub_lines(decls, task.dependencies, env, task.aliases, frozenset(own))
+    hidden |= own
     defined_ops = sorted(n for n in hidden | set(cons) if is_operator(n) and n not in (":",))
     fixities = [f"{env.fixities[op][0]} {env.fixities[op][1]} {_infix_name(op)}" for op in defined_ops
                 if op in env.fixities]
@@ -138,11 +175,107 @@ def module_text(module: str, task: TaskSource, with_signature: bool) -> str:
     if task.extensions:
         pragmas = "{-# LANGUAGE " + ", ".join(task.extensions) + " #-}\n" + pragmas
     parts = [pragmas + f"module {module} where", f"import Prelude hiding ({hide})" if hide else "import Prelude",
-             task.preamble, *fixities, *stubs]
+             *_base_imports(task, decls), task.preamble,
+             *(_new_name_declarations(task, decls) if task.declare_new_names else []), *fixities, *stubs]
     if with_signature and task.signature:
         parts.append(task.signature)
     parts.append(task.code)
     return "\n".join(p for p in parts if p) + "\n"
+
+
+# Names from base beyond the Prelude that released tasks use without declaring them, and the import that
+# brings each (the type, and a constructor the code may apply; never a field, which a dependency stubs).
+BASE_IMPORTS = {
+    "Natural": "import Numeric.Natural (Natural)",
+    "Handle": "import System.IO (Handle)",
+    "ReadPrec": "import Text.ParserCombinators.ReadPrec (ReadPrec)",
+    "Coercible": "import Data.Coerce (Coercible)",
+    **{name: f"import Data.Monoid ({name}({name}))" for name in ("Endo", "Dual", "Sum", "Product", "All", "Any")},
+}
+# Data.Monoid's newtypes: a dependency that declares one (without its instances) is read as base's own
+BASE_NEWTYPES = frozenset({"Endo", "Dual", "Sum", "Product", "All", "Any"})
+# GHC's unboxed types as the released tasks write them (`Int_` for `Int#`), as TF-Bench's own prover
+# declares them: synonyms of the boxed types.
+STANDINS = {"Int_": "Int", "Word_": "Word", "Char_": "Char", "Float_": "Float", "Double_": "Double", "Bool_": "Bool"}
+
+
+NEW_NAME = re.compile(r"T\d+")
+
+
+def _new_name_declarations(task: TaskSource, decls: list[S.Decl]) -> list[str]:
+    """A released pure task renames the Prelude's types and classes T1, T2, … and writes `T1 a =>` in
+    signatures without declaring the class T1 (nor, at times, a type): each such name gets an empty
+    class or a data type of the arity it is used at, as TF-Bench's static analyzer declares them."""
+    from core.families.typeinf.hsparse import parse_type, split_signature
+    from core.families.typeinf.types import tcons
+
+    schemes = [d.scheme for d in decls if isinstance(d, S.SigDecl)]
+    schemes += [m.scheme for d in decls if isinstance(d, S.ClassDecl) for m in d.methods]
+    if task.signature:
+        try:
+            schemes.append(parse_type(split_signature(task.signature)[1]).scheme)
+        except HsParseError:
+            pass
+    types: dict[str, int] = {}
+    classes: dict[str, int] = {}
+    fields = [f for d in decls if isinstance(d, S.DataDecl) for c in d.constructors for f in c.fields]
+    for t in [*fields, *(sc.body for sc in schemes), *(a for sc in schemes for p in sc.context for a in p.args)]:
+        for name, arity in tcons(t):
+            types[name] = max(types.get(name, 0), arity)
+    for p in [p for sc in schemes for p in sc.context] + [p for d in decls if isinstance(d, S.ClassDecl)
+                                                            for p in d.supers]:
+        classes[p.cls] = max(classes.get(p.cls, 0), len(p.args))
+    declared = {d.name for d in decls if isinstance(d, S.DataDecl | S.SynDecl | S.ClassDecl)}
+    gadts = _constructor_signatures(decls, declared)
+    out = [" ".join(["class", name, *(f"p{i}" for i in range(max(arity, 1)))])
+           for name, arity in sorted(classes.items()) if NEW_NAME.fullmatch(name) and name not in declared]
+    out += [" ".join(["data", name, *(f"p{i}" for i in range(types.get(name, 0))), "where {", "; ".join(sigs), "}"])
+            for name, sigs in sorted(gadts.items())]
+    out += [" ".join(["data", name, *(f"p{i}" for i in range(arity))])
+            for name, arity in sorted(types.items())
+            if NEW_NAME.fullmatch(name) and name not in declared and name not in classes and name not in gadts]
+    return out
+
+
+def _constructor_signatures(decls: list[S.Decl], declared: set[str]) -> dict[str, list[str]]:
+    """Constructors a pure task gives only by signature (`(:%) :: T2 -> T2 -> T3`, no data type has them):
+    type name -> the GADT-style declarations of its constructors."""
+    from core.families.typeinf.types import TCon, show_scheme, split_app, split_fn
+
+    constructors = {c.name for d in decls if isinstance(d, S.DataDecl) for c in d.constructors}
+    out: dict[str, list[str]] = {}
+    for d in decls:
+        if not isinstance(d, S.ConSigDecl):
+            continue
+        head, _ = split_app(split_fn(d.scheme.body)[1])
+        if not isinstance(head, TCon) or head.name in declared or not NEW_NAME.fullmatch(head.name):
+            continue
+        for name in d.names:
+            if name not in constructors:
+                out.setdefault(head.name, []).append(f"{binder(name)} :: {show_scheme(d.scheme)}")
+    return out
+
+
+def _base_newtypes(decls: list[S.Decl]) -> set[str]:
+    """Data.Monoid's newtypes the dependencies declare without any instance: read as base's own (with
+    its instances). One the dependencies give instances of is declared as they write it."""
+    from core.families.typeinf.types import tcons
+
+    with_instances = {name for d in decls if isinstance(d, S.InstanceDecl) for a in d.head.args
+                      for name, _ in tcons(a)}
+    return {d.name for d in decls if isinstance(d, S.DataDecl) and d.name in BASE_NEWTYPES
+            and d.name not in with_instances}
+
+
+def _base_imports(task: TaskSource, decls: list[S.Decl]) -> list[str]:
+    declared = {d.name for d in decls if isinstance(d, S.DataDecl | S.SynDecl | S.ClassDecl)}
+    declared |= {c.name for d in decls if isinstance(d, S.DataDecl) for c in d.constructors}
+    used = set(re.findall(r"\b[A-Z][\w']*", " ".join([task.code, task.signature or "", *task.dependencies])))
+    newtypes = _base_newtypes(decls)
+    out = [f"import Data.Monoid ({n}(..))" for n in sorted(newtypes)]
+    out += [BASE_IMPORTS[n] for n in sorted(used - declared) if n in BASE_IMPORTS]
+    out += [f"type {n} = {boxed}" for n, boxed in STANDINS.items() if n in used and n not in declared]
+    return out
 
 
 def _infix_name(op: str) -> str:
@@ -150,7 +283,7 @@ def _infix_name(op: str) -> str:
 
 
 def _hideable(name: str) -> bool:
-    return bool(re.fullmatch(r"[a-z_][\w']*", name)) or is_operator(name)
+    return bool(re.fullmatch(r"[a-z_][\w']*", name)) or is_operator(name) or name in PRELUDE_TYPES
 
 
 def run_modules(modules: dict[str, str], dumps: list[str] | None = None, timeout_s: float = GHC_TIMEOUT_S,

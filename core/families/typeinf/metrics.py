@@ -62,6 +62,20 @@ def _lenient(verdict: Verdict) -> bool:
     return bool(verdict.details.get("correct_lenient", verdict.correct))
 
 
+def _meta(instance: Instance) -> dict[str, Any]:
+    return instance.meta if isinstance(getattr(instance, "meta", None), dict) else {}
+
+
+def _valid(row: tuple[Instance, Verdict]) -> bool:
+    """Not a released task GHC rejects at its stated type (core/families/typeinf/defects.py)."""
+    return not _meta(row[0]).get("released_defect")
+
+
+def _checked(rows: Sequence[tuple[Instance, Verdict]]) -> bool:
+    """Whether the rows hold released tasks that GHC type-checked at import."""
+    return any("released_checked" in _meta(i) for i, _ in rows)
+
+
 def _split(rows: Sequence[tuple[Instance, Verdict]], judge: Callable[[Verdict], bool]) -> tuple[list[bool], list[bool]]:
     base = [judge(v) for i, v in rows if _variant(i) == "base"]
     pure = [judge(v) for i, v in rows if _variant(i) == "pure"]
@@ -90,6 +104,14 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
     out["n_base"], out["n_pure"] = len(base), len(pure)
     if not (base and pure):
         out["rs_missing"] = f"RS needs base and pure rows (here {len(base)} base, {len(pure)} pure)"
+    if _checked(rows):
+        # the paper's figures are over every task as released; these over the tasks GHC accepts
+        valid = [r for r in rows if _valid(r)]
+        base_v, pure_v = _split(valid, lambda v: v.correct)
+        for key, xs in (("acc_valid", base_v), ("acc_pure_valid", pure_v)):
+            out[key] = _acc(xs) if xs else None
+            out[key + "_lo"], out[key + "_hi"] = wilson(sum(xs), len(xs))
+        out["n_released_defects"] = len(rows) - len(valid)
     categories = Counter(str(v.details.get("category")) for _, v in rows if not v.correct and v.details.get("category"))
     out["extraction_failures"] = sum(v.status == "extraction_error" for _, v in rows)
     for cat, count in sorted(categories.items()):
@@ -108,17 +130,24 @@ def compare_metrics(pairs: list[tuple[dict[str, Any], list[tuple[Instance, Verdi
     for run, rows in pairs:
         solver = str(run.get("solver") or run.get("id"))
         if solver not in by_solver:
-            by_solver[solver] = {"base": [], "pure": [], "base_lenient": [], "pure_lenient": []}
+            by_solver[solver] = {"base": [], "pure": [], "base_lenient": [], "pure_lenient": [], "base_valid": [],
+                                 "pure_valid": []}
             order.append(solver)
         for inst, verdict in rows:
             by_solver[solver][_variant(inst)].append(verdict.correct)
             by_solver[solver][_variant(inst) + "_lenient"].append(_lenient(verdict))
+            if _checked(rows) and _valid((inst, verdict)):
+                by_solver[solver][_variant(inst) + "_valid"].append(verdict.correct)
     per: dict[str, Any] = {}
     for solver in order:
         base, pure = by_solver[solver]["base"], by_solver[solver]["pure"]
         entry: dict[str, Any] = {"n_base": len(base), "n_pure": len(pure)}
         for key, xs in (("acc", base), ("acc_pure", pure), ("acc_lenient", by_solver[solver]["base_lenient"]),
-                        ("acc_pure_lenient", by_solver[solver]["pure_lenient"])):
+                        ("acc_pure_lenient", by_solver[solver]["pure_lenient"]),
+                        ("acc_valid", by_solver[solver]["base_valid"]),
+                        ("acc_pure_valid", by_solver[solver]["pure_valid"])):
+            if key.endswith("_valid") and not xs:
+                continue  # no released tasks type-checked by GHC among its rows
             entry[key] = _acc(xs) if xs else None
             entry[key + "_lo"], entry[key + "_hi"] = wilson(sum(xs), len(xs))
         entry["rs"] = _rs(base, pure) if base and pure else None

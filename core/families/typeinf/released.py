@@ -85,7 +85,14 @@ def _variant_of(path: Path) -> str:
 
 
 def import_files(path: Any) -> list[TypeinfInstance] | None:
-    p = Path(path)
+    """The task files' instances, each type-checked by GHC at its stated signature (defects.py)."""
+    from core.families.typeinf.defects import flag_defects
+
+    found = _read(Path(path))
+    return None if found is None else flag_defects(found)
+
+
+def _read(p: Path) -> list[TypeinfInstance] | None:
     if p.is_dir():
         # the folder's own task files, read safely and bounded (core/folders.py): no symlink out, no FIFO
         read = read_folder(p, lambda rel: rel.name.endswith(".md"), depth=0)

@@ -24,6 +24,7 @@ from core.families.typeinf.hsparse import parse_type, split_signature
 from core.families.typeinf.oracle import oracle_many
 from core.families.typeinf.perturb import equivalents, perturbations
 from core.family import get_family
+from tests.families.typeinf.released_fixtures import NINE, by_file, released_base
 
 pytestmark = pytest.mark.ghc
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -177,7 +178,7 @@ def test_released_operator_tasks_compile_under_their_ground_truth() -> None:
     """Operators, sections and backticked names (written in the released format) and real released task
     files: GHC compiles each under its ground truth and infers a type equivalent to it."""
     fam = _family()
-    instances = fam.import_files(FIXTURES / "tfbench_ops") + fam.import_files(FIXTURES / "tfbench_released")
+    instances = fam.import_files(FIXTURES / "tfbench_ops") + by_file(*NINE)
     sources = [TaskSource(i.id, i.name, i.code, i.dependencies, i.ground_truth["signature"]) for i in instances]
     outcomes = validate(sources)
     failed = {inst.name for inst in instances if not outcomes[inst.id].signature_ok}
@@ -188,14 +189,14 @@ def test_released_operator_tasks_compile_under_their_ground_truth() -> None:
 
 
 def test_every_released_base_truth_and_right_baseline_answer_is_proved_by_ghc() -> None:
-    """GHC as the oracle: for each of the 181 released base tasks held here
-    (docs/typeinf.md) the ground truth is proved equal to the oracle's answer, and each baseline answer
-    the checker accepts is proved equal to the truth; one batched GHC run (oracle_many)."""
+    """With GHC as the oracle: for each of the 188 released base tasks the ground truth is proved equal to
+    the oracle's answer, and each baseline answer the checker accepts is proved equal to the truth; one
+    batched GHC run (oracle_many)."""
     from core.families.typeinf.verify import truth_parts
 
     fam = _family()
-    instances = fam.import_files(FIXTURES / "tfbench_released_base")
-    assert len(instances) == 181
+    instances = released_base()
+    assert len(instances) == 188
     items, labels = [], []
     for inst in instances:
         parts = truth_parts(inst)
