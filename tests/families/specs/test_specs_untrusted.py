@@ -189,7 +189,23 @@ def test_an_e_acsl_run_stalled_from_outside_is_no_verdict(monkeypatch) -> None:
     stopped: list[int] = []
     done = threading.Event()
 
-    def stall() -> None:  # stops the harness's shell of each try as soon as it starts
+    me = os.getpid()
+
+    def ours(pid: int) -> bool:
+        """Whether `pid` descends from this test's process (other tests, in parallel, run harnesses too)."""
+        for _ in range(64):
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                return False
+            pid = int(stat.rsplit(")", 1)[1].split()[1])  # the parent, after the command's name
+            if pid == me:
+                return True
+            if pid <= 1:
+                return False
+        return False
+
+    def stall() -> None:  # stops the harness's shell of each try (of this test's) as soon as it starts
         while not done.is_set():
             for entry in Path("/proc").iterdir():
                 try:
@@ -197,7 +213,7 @@ def test_an_e_acsl_run_stalled_from_outside_is_no_verdict(monkeypatch) -> None:
                 except OSError:
                     continue
                 if len(argv) > 2 and argv[1] == b"-c" and argv[2].startswith(b"gcc -std=c99") and \
-                        int(entry.name) not in stopped:
+                        int(entry.name) not in stopped and ours(int(entry.name)):
                     os.kill(int(entry.name), signal.SIGSTOP)
                     stopped.append(int(entry.name))
             time.sleep(0.02)
