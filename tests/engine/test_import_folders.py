@@ -344,3 +344,23 @@ def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_followed(tmp_path:
             os.close(fd)
     (skipped,) = context.skipped
     assert skipped.path == str(root / "sub" / "a.c") and "changed while it was read" in skipped.reason
+
+
+def test_file_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    """Names of files in an imported folder are printed in the "skipped" lines with their control
+    characters escaped: an OSC 52 sequence (which sets the clipboard in terminals that allow it), a CSI
+    sequence and a newline (a forged line) stay text on one line."""
+    folder = tmp_path / "data"
+    shutil.copytree(TFBENCH, folder)
+    names = ["task_\x1b]52;c;ZWNobyBwd25lZA==\x07.hs.md", "task_\x1b[2J\x1b[31mred.hs.md",
+             "task_x\nerror: forged line.hs.md"]
+    for name in names:
+        (folder / name).symlink_to("/etc/passwd")  # out of the folder: skipped, and listed by name
+    result = sembench("snapshot", "import", str(folder), "--family", "typeinf", "--name", "s", "--no-verify",
+                      db=tmp_path / "log.db")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr and "\x1b" not in result.stdout
+    skipped = [line for line in result.stderr.splitlines() if ": skipped: " in line]
+    assert len(skipped) == len(names), result.stderr
+    assert not any(line.startswith("error: forged line") for line in result.stderr.splitlines())
+    assert any("]52;c;ZWNobyBwd25lZA==" in line for line in skipped), skipped  # shown, escaped
