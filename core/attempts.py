@@ -206,6 +206,18 @@ def stored_value(value: Any, *, as_text: bool = True) -> Any:
         return storable(to_jsonable_python(storable(value.model_dump() if isinstance(value, BaseModel) else value)))
 
 
+def verdict_column(verdict: Verdict) -> str:
+    """A verdict as `AttemptRecord.row()` stores it (made safe, secrets redacted), for a verdict
+    completed after its attempt was recorded (LogStore.complete_verdict)."""
+    from core.models.config import known_secrets
+    from core.models.secrets import scrub
+    from core.store.log import _to_column
+
+    keys = known_secrets()
+    value = scrub(stored_value(verdict, as_text=False), keys) if keys else stored_value(verdict)
+    return str(_to_column(value))
+
+
 def record_from(
     family: Family, instance: Instance, solver_spec: str, result: SolveResult, *, prompt: dict[str, Any],
     run_id: str | None = None, snapshot: str | None = None, sample: int = 0, source: str = "cli",

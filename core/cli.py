@@ -20,7 +20,15 @@ from typing import Any, TextIO
 
 import click
 
-from core.cli_runs import BUDGET, FORMAT, SCORING, sampling_options, sampling_params, unsandboxed_option
+from core.cli_runs import (
+    BUDGET,
+    FORMAT,
+    SCORING,
+    completeness_option,
+    sampling_options,
+    sampling_params,
+    unsandboxed_option,
+)
 from core.cluster.target import ClusterTarget, cluster_options
 from core.errors import UserError
 from core.family import all_families, get_family
@@ -409,9 +417,10 @@ def solve(ctx: click.Context, family_id: str, instances_path: Path, solver: str,
 @SCORING
 @unsandboxed_option
 @cluster_options
+@completeness_option("Compute each verified answer's completeness (specs: CR by mutation analysis) [on].")
 @click.pass_context
 def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_path: Path, out: Path | None, fmt: str,
-           scoring: str | None, cluster: ClusterTarget | None) -> None:
+           scoring: str | None, cluster: ClusterTarget | None, completeness: str | None) -> None:
     """Verify answers; writes verdicts JSONL (with --out) and prints the family's metrics.
 
     With --cluster ADDRESS (a Dask scheduler, TLS) or --workers N (a local cluster of N processes) the
@@ -434,15 +443,18 @@ def verify(ctx: click.Context, family_id: str, instances_path: Path, answers_pat
             raise UserError(f"no instance with id '{iid}' in {instances_path}", file=str(answers_path), line=line,
                             field="id")
     pairs = [(instances[iid], response) for _, iid, response in answers]
-    if scoring != fam.scorings[0]:
-        checked = fam.check_scored(pairs, scoring)
-    elif cluster is not None:
-        from core.cluster.run import verify_on_cluster
+    from core.completeness import parse, setting
 
-        checked = verify_on_cluster(fam, pairs, cluster, (ctx.find_root().obj or {}).get("db"))
-    else:
-        # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
-        checked = fam.check_many(pairs)
+    with setting(parse(completeness)):
+        if scoring != fam.scorings[0]:
+            checked = fam.check_scored(pairs, scoring)
+        elif cluster is not None:
+            from core.cluster.run import verify_on_cluster
+
+            checked = verify_on_cluster(fam, pairs, cluster, (ctx.find_root().obj or {}).get("db"))
+        else:
+            # one batch, so a family whose verifier starts a tool can amortise it (and run it in a pool)
+            checked = fam.check_many(pairs)
     for (_, iid, _response), (answer, verdict) in zip(answers, checked, strict=True):
         rows.append((instances[iid], verdict))
         verdict_lines.append({"id": iid, **verdict.model_dump(mode="json"), "answer": answer.model_dump(mode="json")})

@@ -85,6 +85,12 @@ def unsandboxed_option(func: F) -> F:
                         )(func)
 
 
+def completeness_option(help_text: str) -> Callable[[F], F]:
+    """--completeness {on,off}: whether the check adds the costly measure beyond the verdict (specs'
+    completeness rate; core.completeness). Not given: on, or for a resumed run what the run was made with."""
+    return click.option("--completeness", type=click.Choice(["on", "off"]), default=None, help=help_text)
+
+
 # ---- sampling options (shared with `solve`) --------------------------------------------------------
 def sampling_options(func: F) -> F:
     """--temperature --top-p --max-tokens --seed --stop --reasoning-effort --thinking-budget."""
@@ -261,7 +267,8 @@ PROCESS = {"exits_after_command": False}
 def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, samples: int | None,
                  concurrency: int | None, limit: int | None, style: str | None, budget: float | None,
                  resume: str | None, retry_errors: str | None, no_cache: bool, fmt: str, cluster: Any = None,
-                 **sampling: Any) -> None:
+                 completeness: str | None = None, **sampling: Any) -> None:
+    from core.completeness import parse, setting, wanted
     from core.runner import RunConfig, resume_command, run_sync
 
     params = sampling_params(**sampling)
@@ -270,7 +277,7 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
         config = _resume_config(ws.log, resume, {
             "snapshot": snapshot, "solver": solver, "samples": samples, "limit": limit, "style": style,
             "budget_s": budget, "params": params, "concurrency": concurrency,
-            "cache": False if no_cache else None,
+            "cache": False if no_cache else None, "completeness": parse(completeness),
         })
     else:
         if not snapshot or not solver:
@@ -279,21 +286,24 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
             raise UserError("--retry-errors only applies with --resume RUN")
         config = RunConfig(snapshot=snapshot, solver=solver, samples=samples or 1, concurrency=concurrency,
                            limit=limit, style=style, budget_s=DEFAULT_BUDGET_S if budget is None else budget,
-                           params=params, cache=not no_cache)
+                           params=params, cache=not no_cache,
+                           completeness=wanted() if completeness is None else completeness == "on")
     progress = RunProgress(f"{config.solver} on {config.snapshot}")
     if cluster is not None:  # a core.cluster.target.ClusterTarget
         cluster.check()
         cluster = _cluster_worth_it(ws, config.snapshot, cluster)
-    if cluster is not None:
-        from core.cluster.run import open_session
+    with setting(config.completeness):
+        if cluster is not None:
+            from core.cluster.run import open_session
 
-        with open_session(cluster) as session:
-            progress.cluster, progress.db = session, ws.log.path
+            with open_session(cluster) as session:
+                progress.cluster, progress.db = session, ws.log.path
+                outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
+                                   cluster=session, freeze_heap=PROCESS["exits_after_command"])
+        else:
             outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
-                               cluster=session, freeze_heap=PROCESS["exits_after_command"])
-    else:
-        outcome = run_sync(ws, config, resume=resume, retry_errors=retry_errors, observer=progress,
-                           freeze_heap=PROCESS["exits_after_command"], client_processes=PROCESS["exits_after_command"])
+                               freeze_heap=PROCESS["exits_after_command"],
+                               client_processes=PROCESS["exits_after_command"])
     stats = outcome.stats
     summary = {"run": outcome.run_id, "status": outcome.status, "done": stats.done, "total": stats.total,
                "correct": stats.correct, "errors": stats.errors, "cached": stats.cached,
@@ -319,11 +329,15 @@ def _run_command(ctx: click.Context, snapshot: str | None, solver: str | None, s
 
 # ---- report ----------------------------------------------------------------------------------------------
 def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot: bool, png: Path | None,
-                    feature: str | None, scoring: str | None = None) -> None:
+                    feature: str | None, scoring: str | None = None, completeness: str | None = None) -> None:
+    from core.completeness import wanted
     from core.report import accuracy_series, compare, dumps, load_run_data, report_run
 
     ws = _workspace(ctx)
     datas = [load_run_data(ws, rid, scoring) for rid in dict.fromkeys(run_ids)]
+    if (wanted() if completeness is None else completeness == "on") and _complete_runs(datas):
+        # read again: verdicts were completed
+        datas = [load_run_data(ws, data.run_id, scoring) for data in datas]
     if feature is not None:
         for data in datas:
             if feature not in data.family.features:
@@ -353,6 +367,24 @@ def _report_command(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot
 
             png_plot(lines, axis, png)
             echo(f"wrote {png}", err=True)
+
+
+def _complete_runs(datas: list[Any]) -> int:
+    """Completeness for the runs' verified answers recorded without it (a run made with `--completeness
+    off`), stored before reporting; progress on stderr. Returns how many verdicts were completed."""
+    from core.completing import complete_run, completes
+
+    total = 0
+    for data in datas:
+        if not completes(data.family):
+            continue
+
+        def progress(done: int, of: int, run_id: str = data.run_id) -> None:
+            click.echo(f"\rcompleteness of run {run_id}: {done}/{of} verified answers checked", err=True,
+                       nl=done == of)
+
+        total += complete_run(data, progress if sys.stderr.isatty() else None)
+    return total
 
 
 # ---- models ------------------------------------------------------------------------------------------
@@ -489,6 +521,8 @@ def register(cli: click.Group) -> None:
                        "(also 4xx such as a wrong model name, malformed replies, solver errors).")
     @click.option("--no-cache", is_flag=True, help="Do not use or fill the response cache.")
     @cluster_options
+    @completeness_option("Compute each verified answer's completeness (specs: CR by mutation analysis) [on; a "
+                         "resumed run keeps its own].")
     @sampling_options
     @FORMAT
     @unsandboxed_option
@@ -546,14 +580,16 @@ def register(cli: click.Group) -> None:
                   help="Save the plot as PNG (needs matplotlib).")
     @click.option("--feature", default=None, help="Plot against this feature instead of the main one.")
     @SCORING
+    @completeness_option("Complete first the verified answers recorded without completeness (a run made with "
+                         "--completeness off; specs: CR), stored in the run [on]; off: report what is recorded.")
     @click.pass_context
     def report_cmd(ctx: click.Context, run_ids: tuple[str, ...], fmt: str, plot: bool, png: Path | None,
-                   feature: str | None, scoring: str | None) -> None:
+                   feature: str | None, scoring: str | None, completeness: str | None) -> None:
         """Metrics of a run (overall, per feature, pass@k, errors), or several runs side by side.
 
         With --scoring NAME the run's replies are scored again with another of the family's scorings
         (cascade: `released`); the report says which scoring produced it."""
-        _report_command(ctx, run_ids, fmt, plot, png, feature, scoring)
+        _report_command(ctx, run_ids, fmt, plot, png, feature, scoring, completeness)
 
     @cli.command("export")
     @click.argument("run_id", metavar="RUN")

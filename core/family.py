@@ -282,6 +282,12 @@ class Family:
     def verify(self, instance: Instance, answer: Answer) -> Verdict:
         raise self._missing("verify")
 
+    def complete_verdict(self, instance: Instance, answer: Answer, verdict: Verdict) -> Verdict | None:
+        """The verdict with what batch checks add to it beyond right or wrong, for a verdict given without
+        it (specs: a verified contract's completeness rate, which the workbench computes after showing the
+        verdict, and `report` for a run made with `--completeness off`); None when there is nothing to add."""
+        return None
+
     def check(self, instance: Instance, response: str) -> tuple[Answer, Verdict]:
         from core.extraction import extract
 

@@ -503,6 +503,7 @@ class AttemptView:
     score: float | None = None
     status: str | None = None
     family: str | None = None
+    pending: str | None = None  # what is still being computed for this verdict, in the background
 
     @classmethod
     def from_record(cls, record: Any, attempt_id: int | None) -> AttemptView:

@@ -282,12 +282,15 @@ def _check_chunk(family_id: str, expected: dict[str, Any], payload: bytes | dict
     instances = {iid: _instance(fam, text) for iid, text in payload["instances"].items()}
     pairs = [(instances[iid], response) for iid, response in payload["items"]]
     parts: dict[int, dict[str, Any]] = {}
-    if getattr(type(fam), "check_parts", None) is not None:
-        rows = fam.check_parts(pairs)
-        checked = [(a, v) for a, v, _, _ in rows]
-        parts = {i: {"plan": plan, "parts": todo} for i, (_, _, plan, todo) in enumerate(rows) if todo}
-    else:
-        checked = fam.check_many(pairs)
+    from core.completeness import here
+
+    with here(payload.get("completeness")):
+        if getattr(type(fam), "check_parts", None) is not None:
+            rows = fam.check_parts(pairs)
+            checked = [(a, v) for a, v, _, _ in rows]
+            parts = {i: {"plan": plan, "parts": todo} for i, (_, _, plan, todo) in enumerate(rows) if todo}
+        else:
+            checked = fam.check_many(pairs)
     return {**encode_checked(checked), "parts": parts, "tool_results": _drain(cache)}
 
 

@@ -268,8 +268,11 @@ class ClusterSession:
                 instances[inst.id] = data[1]
         # one bytes object: Dask walks a task's arguments looking for futures in them (~20 µs per answer of
         # a chunk of 2,000 on this driver), not into bytes
-        payload = pickle.dumps({"instances": instances, "items": [(inst.id, response) for inst, response in items]},
-                               protocol=pickle.HIGHEST_PROTOCOL)
+        from core.completeness import wanted
+
+        # the driver's --completeness goes with the chunk: a remote worker's environment does not say it
+        payload = pickle.dumps({"instances": instances, "items": [(inst.id, response) for inst, response in items],
+                                "completeness": wanted()}, protocol=pickle.HIGHEST_PROTOCOL)
         return self.client.submit(remote.check_chunk, family.id, self._expected(family), payload, pure=False,
                                   retries=RETRIES, **self._restrict())
 

@@ -32,6 +32,7 @@ class RunConfig(BaseModel):
     params: SamplingParams = Field(default_factory=SamplingParams)
     cache: bool = True
     ids: list[str] | None = None  # only these instances of the snapshot (the workbench's marked rows)
+    completeness: bool = True  # the costly measure beyond the verdict (specs' CR; core.completeness)
 
     def options(self) -> dict[str, Any]:
         # Never the endpoint or its key: those come from the environment at run time (and a secret typed
@@ -45,6 +46,8 @@ class RunConfig(BaseModel):
         }
         if self.ids is not None:  # kept so that a resume runs the same subset
             options["ids"] = list(self.ids)
+        if not self.completeness:  # kept so that a resume checks the rest the same way
+            options["completeness"] = False
         return scrub(options, known_secrets())
 
 
@@ -123,7 +126,7 @@ def config_of(run: dict[str, Any]) -> RunConfig:
             snapshot=run["snapshot"], solver=run["solver"], samples=run["samples"],
             concurrency=opts.get("concurrency"), limit=opts.get("limit"), style=opts.get("style"),
             budget_s=opts.get("budget_s", DEFAULT_BUDGET_S), params=SamplingParams(**opts.get("params", {})),
-            cache=opts.get("cache", True), ids=opts.get("ids"),
+            cache=opts.get("cache", True), ids=opts.get("ids"), completeness=opts.get("completeness", True) is not False,
         )
     except ValidationError as exc:  # a run recorded before today's bounds, or an edited database
         err = exc.errors()[0]

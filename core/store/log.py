@@ -75,6 +75,18 @@ class LogStore(SnapshotStore):
             cursor = self.db.conn.execute(insert_sql(tuple(row)), list(row.values()))
         return int(cursor.lastrowid or 0)
 
+    def complete_verdict(self, attempt_id: int, verdict_column: str) -> None:
+        """Replace an attempt's verdict by the same verdict completed later (core.completing: what batch
+        checks add beyond right or wrong), as stored text (core.attempts.verdict_column). Its run, if
+        any, counts it, so the run's cached report is made again."""
+        with self.db.conn:
+            row = self.db.conn.execute("select run_id from attempts where id = ?", [attempt_id]).fetchone()
+            if row is None:
+                return
+            self.db.conn.execute("update attempts set verdict = ? where id = ?", [verdict_column, attempt_id])
+            if row[0] is not None:
+                runs.note_completed(self.db.conn, row[0], 1)
+
     def attempts(self, *, instance_id: str | None = None, run_id: str | None = None) -> list[dict[str, Any]]:
         where, args = [], []
         if instance_id is not None:

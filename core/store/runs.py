@@ -141,6 +141,19 @@ def set_status(conn: sqlite3.Connection, run_id: str, status: str) -> None:
         conn.execute("update runs set status = ?, finished = ? where id = ?", [status, finished, run_id])
 
 
+def note_completed(conn: sqlite3.Connection, run_id: str, count: int) -> None:
+    """Count verdicts of the run completed after they were recorded (core.completing) in its options:
+    the report's cache stamp reads them, so a report cached before is made again. In the caller's
+    transaction."""
+    row = conn.execute("select options from runs where id = ?", [run_id]).fetchone()
+    if row is None:
+        return
+    options = stored_json(row[0], f"runs.options of run '{run_id}'", "{}")
+    options = options if isinstance(options, dict) else {}
+    options["completed_later"] = int(options.get("completed_later") or 0) + count
+    conn.execute("update runs set options = ? where id = ?", [json.dumps(options), run_id])
+
+
 def touch(conn: sqlite3.Connection, run_id: str) -> None:
     with conn:
         conn.execute("update runs set heartbeat = ? where id = ?", [now_iso(), run_id])

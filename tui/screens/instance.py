@@ -815,8 +815,10 @@ class InstanceScreen(SembenchScreen):
             checked = None
             if result.error is None:  # a slow family's check on the cluster the settings name, if any
                 from core.cluster.workbench import check_on_cluster
+                from core.completeness import here
 
-                checked = check_on_cluster(family, instance, result.response)
+                with here(False):  # the verdict first: completeness comes after it, in the background
+                    checked = check_on_cluster(family, instance, result.response)
             record = record_from(family, instance, solver_spec, result, prompt=prompt, snapshot=self.snapshot,
                                  source="tui", human_time_s=human_time_s, started=started, checked=checked,
                                  timing=timing)
@@ -879,10 +881,11 @@ class InstanceScreen(SembenchScreen):
     def _record_detached(self, record: AttemptRecord) -> None:
         self._mark_revealed(record)
         try:
-            self.app.workspace.log.add_attempt(record.row())
+            attempt_id = self.app.workspace.log.add_attempt(record.row())
         except Exception as exc:
             self.app.notify(f"could not write the attempt: {exc}", severity="error", markup=False)
             return
+        self._complete_later(attempt_id, record)
         self.app.invalidate_summary()
         verdict = "error" if record.error else "correct" if record.correct else f"incorrect ({record.status})"
         self.app.notify(f"Your answer to {record.instance_id} was checked: {verdict}. It is in its History.",
@@ -951,10 +954,56 @@ class InstanceScreen(SembenchScreen):
             summary.append(f"  human time {fmt_seconds(record.human_time_s)}", style="dim")
         self.panel.finished(summary, human=is_person(record.solver))
         self._sync_answering()
+        later = self._complete_later(attempt_id, record)
+        if later:
+            view.pending = later
         self.show_attempt(view, message.trace)
         self.refresh_history()
         if not record.error:
             self.action_show_tab("verdict")
+
+    # -- what the verdict was shown without, computed after it -----------------------------------------
+    def _complete_later(self, attempt_id: int | None, record: AttemptRecord) -> str | None:
+        """Start computing what batch checks add to this verdict (specs: a verified contract's completeness
+        rate) in an app worker, so the verdict is shown at once; the result is stored with the attempt and
+        shown when ready. Returns the note to show meanwhile, or None when there is nothing to compute."""
+        from core.completing import completes
+
+        verdict = record.verdict
+        if (attempt_id is None or record.error or verdict is None or not verdict.correct
+                or not completes(self.family) or isinstance(verdict.details.get("completeness"), dict)):
+            return None
+        family, instance, app = self.family, self.instance, self.app
+
+        def compute() -> None:
+            try:
+                completed, error = family.complete_verdict(instance, record.answer, verdict), None
+            except Exception as exc:  # a tool's fault is reported, never a crash
+                completed, error = None, f"{type(exc).__name__}: {exc}"
+            app.call_from_thread(self._completed, attempt_id, completed, error)
+
+        # an app worker: it finishes (and is stored) even when this screen is left meanwhile
+        app.run_worker(compute, thread=True, group="complete-verdict", exit_on_error=False)
+        return "completeness: computing in the background; shown here when ready"
+
+    def _completed(self, attempt_id: int, verdict: Any, error: str | None) -> None:
+        from core.attempts import verdict_column
+
+        if verdict is not None:
+            try:
+                self.app.workspace.log.complete_verdict(attempt_id, verdict_column(verdict))
+            except Exception as exc:
+                error = f"could not store it: {exc}"
+        view = self.current
+        if not self.is_attached or view is None or view.id != attempt_id:
+            if error:
+                self.app.notify(f"completeness of attempt #{attempt_id}: {error}", severity="warning", markup=False)
+            return
+        if verdict is not None:
+            view.verdict = verdict
+        view.pending = f"completeness could not be computed: {error}" if error else None
+        self.query_one("#verdict-view", Static).update(verdict_renderable(view, self.family, self.view))
+        self.refresh_history()
 
     # -- verdict and history ---------------------------------------------------------------------
     def show_attempt(self, view: AttemptView, trace: Trace | None) -> None:

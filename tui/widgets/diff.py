@@ -139,6 +139,8 @@ def verdict_renderable(attempt: AttemptView | None, family: Family | None = None
     elif attempt.elapsed_s is not None:
         meta.append(f"solver time {fmt_seconds(attempt.elapsed_s)}")
     parts: list[RenderableType] = [head, meta]
+    if attempt.pending:
+        parts.append(Text(attempt.pending, style="italic yellow"))
     if attempt.error:
         parts.append(Panel(Text(attempt.error), title=Text(f"error ({attempt.error_kind or 'unknown'})"),
                            border_style="red", title_align="left"))

@@ -52,6 +52,7 @@ class SpecsFamily(Family):
     extract = hook(".extract:extract")
     verify = hook(".verify:verify")
     verify_many = hook(".verify:verify_many")
+    complete_verdict = hook(".verify:complete_verdict")
     # completeness's mutants as tasks of their own on a cluster (core.cluster.remote)
     check_parts = hook(".verify:check_parts")
     run_part = hook(".verify:run_part")

@@ -1,6 +1,7 @@
 """Metrics: SR, FR and unknown rate (each with a 95% Wilson interval; FR and unknown rate under the paper's
 convention, and `fr_cex`/`unknown_rate_cex` under the counterexample one), CR over verified contracts
-(`cr_left_out`: verified contracts without a CR because the mutants could not be located in them), the
+(`cr_left_out`: verified contracts without a CR because the mutants could not be located in them;
+`cr_missing`: verified contracts whose CR was not computed, `--completeness off`), the
 robustness measures (each with a 95% bootstrap interval) and failure categories.
 
 The robustness measures (robustness.py: the flip rate per program as the paper defines it and pooled
@@ -71,6 +72,9 @@ def summarize(rows: list[tuple[Instance, Verdict]]) -> dict[str, Any]:
             and v.details["completeness"].get("note") == "mutants could not be located"]
     out["cr_left_out"] = len(left)
     out["cr_mutants_left_out"] = sum(int(c.get("left_out", 0) or 0) for c in left)
+    # verified contracts whose completeness was not computed (`--completeness off`; `report` adds it)
+    out["cr_missing"] = sum(1 for _, v in rows if v.status == "success"
+                            and not isinstance(v.details.get("completeness"), dict))
     crs = [float(v.details["completeness"]["cr"]) for _, v in rows
            if v.status == "success" and isinstance(v.details.get("completeness"), dict)
            and v.details["completeness"].get("cr") is not None]

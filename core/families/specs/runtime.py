@@ -59,7 +59,7 @@ class ContractRun(BaseModel):
 
 
 @functools.cache
-def _eacsl_paths() -> tuple[str, str]:
+def eacsl_paths() -> tuple[str, str]:
     share = run(FRAMAC, ["-print-share-path"], timeout_s=60).stdout.strip() or "/usr/share/frama-c"
     lib = run(FRAMAC, ["-print-lib-path"], timeout_s=60).stdout.strip() or "/usr/lib/frama-c"
     return f"{share}/e-acsl", f"{lib}/e-acsl"
@@ -97,7 +97,7 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
     if not code:
         tail = (inst.stdout + inst.stderr).strip().splitlines()[-3:]
         return ContractRun(ok=False, error="E-ACSL could not instrument the program: " + " | ".join(tail))
-    share, lib = _eacsl_paths()
+    share, lib = eacsl_paths()
     script = (
         f"gcc -std=c99 -O0 -w -fno-builtin -fno-merge-constants -I{share} -DE_ACSL_SEGMENT_MMODEL "
         f"-DE_ACSL_STACK_SIZE=16 -DE_ACSL_HEAP_SIZE=64 -DE_ACSL_FAIL_EXITCODE=86 -o prog instrumented.c "

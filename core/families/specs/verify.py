@@ -29,6 +29,7 @@ from typing import Any
 from core.families.specs import inputs as inputs_mod
 from core.families.specs.csyntax import signature
 from core.families.specs.model import SpecsInstance
+from core.families.specs.mutant_runs import MutantRuns, run_mutants
 from core.families.specs.mutate import Mutant, apply, mutants, transfer
 from core.families.specs.runtime import ContractRun, check_contract, differential
 from core.families.specs.wp import DEFAULT_OPTIONS, WpOptions, WpResult, run_wp
@@ -36,8 +37,16 @@ from core.verdict import Answer, DiffRow, Verdict
 
 
 def completeness_enabled() -> bool:
-    """`SEMBENCH_SPECS_COMPLETENESS=0` turns completeness off in batch verification."""
-    return os.environ.get("SEMBENCH_SPECS_COMPLETENESS", "1") != "0"
+    """Whether batch verification computes completeness (core.completeness: `--completeness off`)."""
+    from core.completeness import wanted
+
+    return wanted()
+
+
+def run_first_enabled() -> bool:
+    """`SEMBENCH_SPECS_RUN_MUTANTS=0` sends every mutant to WP without running it first (the slower way to
+    the same completeness rate, kept so that the two can be compared side by side: tests/bench)."""
+    return os.environ.get("SEMBENCH_SPECS_RUN_MUTANTS", "1") != "0"
 
 
 def max_mutants() -> int:
@@ -163,9 +172,11 @@ def sample(live: list[int], limit: int) -> list[int]:
 
 def completeness_plan(instance: SpecsInstance, annotated: str,
                       limit: int | None = None) -> tuple[dict[str, Any], list[str]]:
-    """What completeness needs: (the plan, the annotated mutants to run WP on). With nothing to run the
-    plan is already the final result (no CR). Split from `completeness` so that a cluster can run each
-    mutant as a task of its own (core.cluster) and combine them with `completeness_from`."""
+    """What completeness needs: (the plan, the annotated mutants to run WP on). The mutants are run first
+    with the contract checked at run time (mutant_runs): one that breaks it is killed with the input as
+    evidence and never reaches WP. With nothing left for WP the plan is already the final result. Split
+    from `completeness` so that a cluster can run each mutant's WP as a task of its own (core.cluster) and
+    combine them with `completeness_from`."""
     found, live = live_mutants(instance)
     chosen = sample(live, limit or max_mutants())
     located = transfer(found, annotated, instance.function)
@@ -174,21 +185,56 @@ def completeness_plan(instance: SpecsInstance, annotated: str,
         return {"cr": None, "mutants": len(found), "nonequivalent": len(live), "evaluated": 0,
                 "left_out": len(chosen) if located is None else 0,
                 "note": "no non-equivalent mutants" if located is not None else "mutants could not be located"}, []
-    plan = {"chosen": chosen, "described": [found[o].describe() for o in chosen], "mutants": len(found),
-            "nonequivalent": len(live)}
-    return plan, [apply(annotated, located[o]) for o in chosen]
+    texts = [apply(annotated, located[o]) for o in chosen]
+    plan: dict[str, Any] = {"chosen": chosen, "described": [found[o].describe() for o in chosen],
+                            "mutants": len(found), "nonequivalent": len(live)}
+    tests: list[dict[str, Any] | None] = [None] * len(chosen)
+    if run_first_enabled():
+        runs = mutants_first(instance, annotated, texts)
+        plan["run_first"] = {"ran": runs.ran, "inputs": runs.inputs, "reason": runs.reason}
+        tests = [runs.killed[k].model_dump() if k in runs.killed else None for k in range(len(chosen))]
+    plan["tests"] = tests
+    plan["to_wp"] = [k for k, evidence in enumerate(tests) if evidence is None]
+    todo = [texts[k] for k in plan["to_wp"]]
+    if not todo:
+        return completeness_from(plan, []), []
+    return plan, todo
+
+
+def mutants_first(instance: SpecsInstance, annotated: str, texts: list[str]) -> MutantRuns:
+    """The mutated programs run on the harness's inputs with the contract checked at run time."""
+    sig, cases, reason = harness(instance)
+    if reason:
+        return MutantRuns(ran=False, reason=reason)
+    return _slot(run_mutants, annotated, instance.function, sig, cases, texts, lambda case: show_case(case, sig))
 
 
 def completeness_from(plan: dict[str, Any], outcomes: Sequence[str]) -> dict[str, Any]:
-    """The completeness result from its plan and the WP outcome of each of its mutants (in order)."""
+    """The completeness result from its plan and the WP outcome of each mutant it sent to WP (in order)."""
     if "chosen" not in plan:
         return plan
+    chosen = plan["chosen"]
+    tests = plan.get("tests") or [None] * len(chosen)
+    wp_outcomes = dict(zip(plan.get("to_wp", range(len(chosen))), outcomes, strict=True))
     rows = []
-    for o, described, outcome in zip(plan["chosen"], plan["described"], outcomes, strict=True):
-        rows.append({"ordinal": o, "mutant": described, "killed": outcome != "proved", "outcome": outcome})
+    for k, (o, described) in enumerate(zip(chosen, plan["described"], strict=True)):
+        evidence = tests[k]
+        if evidence is not None:
+            rows.append({"ordinal": o, "mutant": described, "killed": True, "killed_by": "test",
+                         "outcome": "contract broken at run time", "input": evidence["input"], "evidence": evidence})
+            continue
+        outcome = wp_outcomes[k]
+        killed = outcome != "proved"
+        rows.append({"ordinal": o, "mutant": described, "killed": killed, "killed_by": "wp" if killed else None,
+                     "outcome": outcome})
     killed = sum(r["killed"] for r in rows)
-    return {"cr": killed / len(rows), "killed": killed, "evaluated": len(rows), "mutants": plan["mutants"],
-            "nonequivalent": plan["nonequivalent"], "rows": rows}
+    by_test = sum(r["killed_by"] == "test" for r in rows)
+    out = {"cr": killed / len(rows), "killed": killed, "evaluated": len(rows), "mutants": plan["mutants"],
+           "nonequivalent": plan["nonequivalent"], "killed_by_test": by_test,
+           "killed_by_wp": killed - by_test, "wp_runs": len(wp_outcomes), "rows": rows}
+    if "run_first" in plan:
+        out["run_first"] = plan["run_first"]
+    return out
 
 
 def completeness(instance: SpecsInstance, annotated: str, limit: int | None = None,
@@ -321,6 +367,19 @@ def verify(instance: SpecsInstance, answer: Answer, *, with_completeness: bool |
     if success and with_completeness:
         verdict = add_completeness(verdict, completeness(instance, annotated))
     return verdict
+
+
+def complete_verdict(instance: SpecsInstance, answer: Answer, verdict: Verdict) -> Verdict | None:
+    """A verified contract's verdict with its completeness added, for a verdict given without it (the
+    workbench's immediate check, a run made with `--completeness off`); None when there is nothing to add."""
+    if verdict.status != "success" or isinstance(verdict.details.get("completeness"), dict):
+        return None
+    annotated = answer.value.get("annotated") if isinstance(answer.value, dict) else None
+    if not isinstance(annotated, str):
+        return None
+    if not isinstance(instance, SpecsInstance):
+        instance = SpecsInstance.model_validate(instance.model_dump())
+    return add_completeness(verdict, completeness(instance, annotated))
 
 
 def add_completeness(verdict: Verdict, comp: dict[str, Any]) -> Verdict:
