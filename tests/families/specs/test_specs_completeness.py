@@ -39,3 +39,25 @@ def test_reference_is_complete_and_a_weaker_contract_is_less_complete():
     assert ref["evaluated"] > 0 and ref["cr"] == 1.0
     weak = completeness(inst, contract(inst), limit=6)
     assert weak["evaluated"] == ref["evaluated"] and weak["cr"] < ref["cr"]
+
+
+# A reference whose mutants all break it at run time, a weak contract (no postcondition: WP proves every
+# mutant), and a weak contract whose loop invariant bounds nothing (WP rejects some mutants for a possible
+# overflow that no input of the harness reaches, the run kills one): the rates must be WP's alone.
+@pytest.mark.parametrize(("program", "weak"), [("max_of_three", False), ("max_of_three", True),
+                                               ("count_positive", True)])
+def test_running_mutants_first_gives_the_rate_wp_alone_gives(program, weak, monkeypatch):
+    inst = corpus_instance(program)
+    text = contract(inst) if weak else inst.reference()
+    first = completeness(inst, text, limit=6)
+    monkeypatch.setenv("SEMBENCH_SPECS_RUN_MUTANTS", "0")
+    alone = completeness(inst, text, limit=6)
+    assert first["cr"] == alone["cr"] and first["evaluated"] == alone["evaluated"] > 0
+    assert [(r["ordinal"], r["killed"]) for r in first["rows"]] == [(r["ordinal"], r["killed"]) for r in alone["rows"]]
+    by_test = [r for r in first["rows"] if r["killed_by"] == "test"]
+    assert all(r["input"] and r["evidence"]["kind"] for r in by_test)
+    assert first["wp_runs"] == first["evaluated"] - len(by_test) and alone["wp_runs"] == alone["evaluated"]
+    if not weak:
+        assert len(by_test) == first["evaluated"], "every mutant of the reference breaks it at run time"
+    elif program == "count_positive":
+        assert {r["killed_by"] for r in first["rows"]} == {"test", "wp", None}
