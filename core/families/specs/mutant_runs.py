@@ -24,7 +24,9 @@ it (the mutant's semantics would then reach through the unmutated one).
 
 from __future__ import annotations
 
+import base64
 import re
+import threading
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -204,11 +206,14 @@ def run_mutants(annotated: str, function: str, sig: Any, cases: list[dict[str, A
     if log.count("Ignoring annotation") > located:  # an annotation left out that we cannot place
         return MutantRuns(ran=False, reason="E-ACSL ignores an annotation it does not locate")
     share, lib = eacsl_paths()
+    files: dict[str, str | bytes] = {"instrumented.c": code}
+    runtime = runtime_object()
+    if runtime is not None:
+        files["rtl.o"] = runtime
     script = (
-        f"gcc -std=c99 -O0 -w -fno-builtin -fno-merge-constants -I{share} -DE_ACSL_SEGMENT_MMODEL "
-        f"-DE_ACSL_STACK_SIZE=16 -DE_ACSL_HEAP_SIZE=64 -DE_ACSL_FAIL_EXITCODE=86 -o prog instrumented.c "
-        f"{share}/e_acsl_rtl.c {lib}/libeacsl-dlmalloc.a -lgmp -lm > compile.log 2>&1 "
-        "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n"
+        f"gcc {_GCC_FLAGS.format(share=share)} -o prog instrumented.c "
+        f"{'rtl.o' if runtime is not None else share + '/e_acsl_rtl.c'} {lib}/libeacsl-dlmalloc.a -lgmp -lm "
+        "> compile.log 2>&1 || { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n"
         # the control (copy 0) on every input; the mutants only on the inputs the contract admits (its
         # precondition is the same in every copy), each mutant until its first failure or time-out
         f"ok=''; i=0; while [ $i -lt {len(cases)} ]; do echo \"@@run 0 $i\"; "
@@ -219,13 +224,36 @@ def run_mutants(annotated: str, function: str, sig: Any, cases: list[dict[str, A
         "case $rc in 0) ;; 86) case \"$out\" in *'Precondition failed'*|*'RTE failed'*) ;; *) break;; esac;; "
         "*) break;; esac; done; v=$((v+1)); done\n"
     )
-    result = run(GCC_RUN, ["-c", script], files={"instrumented.c": code},
+    result = run(GCC_RUN, ["-c", script], files=files,
                  timeout_s=120 + (CPU_PER_RUN_S + 1) * len(names) + len(names) * len(cases) // 10, memory_mb=None)
     if "@@compile-failed" in result.stdout:
         return MutantRuns(ran=False, reason="the instrumented mutants did not compile: " + result.stdout[-300:])
     if result.timed_out:
         return MutantRuns(ran=False, reason="the mutants' runs took longer than their budget")
     return _read(result.stdout, cases, len(mutated), show)
+
+
+_GCC_FLAGS = ("-std=c99 -O0 -w -fno-builtin -fno-merge-constants -I{share} -DE_ACSL_SEGMENT_MMODEL -DE_ACSL_STACK_SIZE=16 "
+              "-DE_ACSL_HEAP_SIZE=64 -DE_ACSL_FAIL_EXITCODE=86")
+_RUNTIME: list[bytes | None] = []
+_RUNTIME_LOCK = threading.Lock()
+
+
+def runtime_object() -> bytes | None:
+    """E-ACSL's run-time library compiled once (a third of each batch's compilation), through the tool
+    runner and its cache; None if it cannot be built (each batch then compiles it)."""
+    with _RUNTIME_LOCK:
+        if not _RUNTIME:
+            share, _ = eacsl_paths()
+            script = (f"gcc {_GCC_FLAGS.format(share=share)} -c {share}/e_acsl_rtl.c -o rtl.o > compile.log 2>&1 "
+                      "&& base64 -w 0 rtl.o")
+            result = run(GCC_RUN, ["-c", script], timeout_s=180, memory_mb=None)
+            try:
+                built = base64.b64decode(result.stdout.strip(), validate=True) if result.ok else b""
+            except ValueError:
+                built = b""
+            _RUNTIME.append(built or None)
+        return _RUNTIME[0]
 
 
 def _trusted(kind: str, block: str) -> bool:

@@ -11,7 +11,8 @@ the result is cached by content. Nothing here runs program code in the workbench
   counterexample. E-ACSL skips what it cannot execute (axiomatic definitions, unbounded quantifiers);
   those parts are left to WP.
 - `differential`: the original and its variants (mutants, transformed programs) in one C file, each
-  renamed by macros, run on the same inputs in forked children; their printed results are compared.
+  renamed by macros, run on the same inputs in forked children (each stopped by a CPU-time limit, so
+  the outcome does not depend on the machine's load); their printed results are compared.
 """
 
 from __future__ import annotations
@@ -149,9 +150,77 @@ def check_contract(annotated: str, function: str, sig: Signature, cases: list[di
 # ---- differential testing ----------------------------------------------------------------------
 _DIFF_PRELUDE = """#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+"""
+# The driver runs each (program, case) in a forked child whose output comes back through a pipe. A child
+# is stopped by a CPU-time limit (1 s, SIGXCPU; the wall-clock alarm is only a backstop for a program
+# that sleeps): a wall-clock limit alone made the result depend on the machine's load (a case the
+# original took more than a second of wall time on, on a busy machine, was dropped from the comparison,
+# and a mutant found non-equivalent only on it was taken for equivalent). With FIRST_DIFFERENCE a
+# variant stops at the first case on which it differs from program 0, which is all `live_mutants` asks.
+_DIFF_DRIVER = r"""
+static char sembench_base[%(cases)d][4096];
+static int sembench_base_ok[%(cases)d];
+static char sembench_out[4096];
+
+static void sembench_trim(char *s) {
+  char *nl = strchr(s, '\n');
+  if (nl) *nl = 0;
+  size_t n = strlen(s), k = 0;
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+  while (s[k] == ' ' || s[k] == '\t') k++;
+  if (k) memmove(s, s + k, n - k + 1);
+}
+
+static int sembench_run(int v, int i) {
+  int fd[2];
+  sembench_out[0] = 0;
+  if (pipe(fd) != 0) return -1;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]); dup2(fd[1], 1); close(fd[1]);
+    struct rlimit cpu = {1, 2};
+    setrlimit(RLIMIT_CPU, &cpu);
+    alarm(20);
+    variants[v](i); printf("\n"); fflush(stdout); _exit(0);
+  }
+  close(fd[1]);
+  size_t n = 0; ssize_t got; char rest[4096];
+  while ((got = read(fd[0], n < sizeof sembench_out - 1 ? sembench_out + n : rest,
+                     n < sizeof sembench_out - 1 ? sizeof sembench_out - 1 - n : sizeof rest)) > 0)
+    if (n < sizeof sembench_out - 1) n += (size_t)got;
+  sembench_out[n] = 0;
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  sembench_trim(sembench_out);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static int sembench_report(int v, int i) {
+  int sig = sembench_run(v, i);
+  printf("@ %%d %%d %%s\n", v, i, sembench_out);
+  if (sig) printf("@! %%d %%d signal %%d\n", v, i, sig);
+  fflush(stdout);
+  return sig;
+}
+
+int main(void) {
+  for (int i = 0; i < %(cases)d; i++) {
+    sembench_base_ok[i] = sembench_report(0, i) == 0;
+    strcpy(sembench_base[i], sembench_out);
+  }
+  for (int v = 1; v < %(programs)d; v++) for (int i = 0; i < %(cases)d; i++) {
+    int sig = sembench_report(v, i);
+    if (%(first)d && sembench_base_ok[i] && (sig || strcmp(sembench_out, sembench_base[i]) != 0)) break;
+  }
+  return 0;
+}
 """
 
 
@@ -162,9 +231,12 @@ def _renamed(program: str, prefix: str) -> str:
     return f"{defines}{program}\n{undefs}"
 
 
-def differential(programs: list[str], function: str, sig: Signature, cases: list[dict[str, Any]]) -> list[list[str]] | None:
+def differential(programs: list[str], function: str, sig: Signature, cases: list[dict[str, Any]], *,
+                 first_difference: bool = False) -> list[list[str]] | None:
     """Observable behaviour of each program on each case (return value, arrays written, crash, timeout),
-    or None when the programs do not compile together."""
+    or None when the programs do not compile together. With `first_difference`, a program after the
+    first is run only until its first case that differs from the first program's (where that one ran to
+    its end): the cases after it are "missing"."""
     if not programs or not cases:
         return [[] for _ in programs]
     parts = [_DIFF_PRELUDE]
@@ -176,15 +248,8 @@ def differential(programs: list[str], function: str, sig: Signature, cases: list
         parts.append(f"static void run_v{v}(int which) {{\n  switch (which) {{\n{cases_text}\n"
                      "    default: break;\n  }\n}\n")
     table = ", ".join(f"run_v{v}" for v in range(len(programs)))
-    parts.append(
-        f"static void (*variants[])(int) = {{{table}}};\n"
-        "int main(void) {\n"
-        f"  for (int v = 0; v < {len(programs)}; v++) for (int i = 0; i < {len(cases)}; i++) {{\n"
-        "    fflush(stdout);\n    pid_t pid = fork();\n"
-        "    if (pid == 0) { alarm(1); printf(\"@ %d %d \", v, i); variants[v](i); printf(\"\\n\"); fflush(stdout); _exit(0); }\n"
-        "    int status = 0; waitpid(pid, &status, 0);\n"
-        "    if (!WIFEXITED(status)) printf(\"\\n@! %d %d signal %d\\n\", v, i, WIFSIGNALED(status) ? WTERMSIG(status) : -1);\n"
-        "  }\n  return 0;\n}\n")
+    parts.append(f"static void (*variants[])(int) = {{{table}}};\n")
+    parts.append(_DIFF_DRIVER % {"cases": len(cases), "programs": len(programs), "first": int(first_difference)})
     source = "\n".join(parts)
     script = ("gcc -std=gnu99 -O0 -w -fwrapv -o diff diff.c > compile.log 2>&1 "
               "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n./diff\n")

@@ -19,6 +19,7 @@ tool processes run at once, whatever the number of threads asking.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -150,7 +151,8 @@ def live_mutants(instance: SpecsInstance) -> tuple[list[Mutant], list[int]]:
         live: list[int] = []
     else:
         programs = [instance.code] + [apply(instance.code, m) for m in found]
-        table = _slot(differential, programs, instance.function, sig, cases)
+        # each mutant until its first difference: that is all it takes to be non-equivalent
+        table = _slot(functools.partial(differential, first_difference=True), programs, instance.function, sig, cases)
         if table is None:
             live = []
         else:
