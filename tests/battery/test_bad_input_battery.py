@@ -807,7 +807,7 @@ case("verbs/ddmin-missing-field", lambda b: ["ddmin", "--instances", b.broken(
 case("verbs/ddmin-nested", lambda b: ["ddmin", "--instances", b.f("n.jsonl", "[" * 100_000 + "\n"), "--id", "x"],
      says="nested")
 case("verbs/worker-without-address", lambda b: ["worker"], says="ADDRESS")
-case("verbs/worker-unknown-family", lambda b: ["worker", "tcp://127.0.0.1:1", "--require", "nosuch"], says="nosuch")
+case("verbs/worker-unknown-family", lambda b: ["worker", "tcp://127.0.0.1:1", "--insecure", "--require", "nosuch"], says="nosuch")
 case("verbs/kb-format-xml", lambda b: ["kb", "stats", "--format", "xml"], says="xml")
 
 # ---- files in a released format with garbage in them ---------------------------------------------------------
