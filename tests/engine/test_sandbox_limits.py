@@ -131,11 +131,12 @@ def _stopper(mark: str, times: int) -> tuple[threading.Thread, threading.Event, 
 
 
 def test_a_run_stopped_from_outside_is_run_again_then_an_environment_fault() -> None:
+    # the program lasts 2 s: long enough for the stopper (polling every 20 ms) to find it on a loaded machine
     mark = f"stall{uuid.uuid4().hex}"
     thread, done, stopped = _stopper(mark, 2)
     try:
         with pytest.raises(EnvironmentFault, match="stopped from outside"):
-            run(PROGRAM, ["-c", f": {mark}; sleep 0.5; echo finished"], cache=False, timeout_s=3)
+            run(PROGRAM, ["-c", f": {mark}; sleep 2; echo finished"], cache=False, timeout_s=4)
     finally:
         done.set()
         thread.join()
@@ -146,7 +147,7 @@ def test_a_run_stopped_once_from_outside_is_run_again() -> None:
     mark = f"stall{uuid.uuid4().hex}"
     thread, done, stopped = _stopper(mark, 1)
     try:
-        result = run(PROGRAM, ["-c", f": {mark}; sleep 0.5; echo finished"], cache=False, timeout_s=3)
+        result = run(PROGRAM, ["-c", f": {mark}; sleep 2; echo finished"], cache=False, timeout_s=4)
     finally:
         done.set()
         thread.join()
