@@ -35,7 +35,9 @@ pytestmark = [
                        reason="makes a user account and runs as it: needs root"),
 ]
 
-USER = "sembench-newuser"
+# one account per pytest-xdist worker: this module's tests may run on several at once, and each worker
+# deletes the account it made when its share is done
+USER = f"sembench-nu-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 SITE = "/opt/sembench-test-site"  # where the test's site-packages are seen inside the sandbox
 WAIT_S = 900.0
 ABSENT = {"ghc", "openjdk-17-jdk-headless", "frama-c-base"}  # packages dpkg does not list on this machine

@@ -3,16 +3,10 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import signal
-import struct
-import subprocess
 import sys
-import termios
-import threading
 import time
 from pathlib import Path
 
@@ -20,6 +14,7 @@ from conftest import MEMBERSHIP_SNAPSHOT, SIZE, render_text, settle, write_snaps
 from textual.widgets import Input
 
 from core.store import LogStore
+from tests.kit.terminal import Terminal
 from tui.app import SembenchApp
 from tui.entry import tui_db
 from tui.screens.browser import BrowserScreen
@@ -131,25 +126,7 @@ def test_a_closed_terminal_loses_at_most_the_last_second(tmp_path, cascade_insta
     env = {**os.environ, "TERM": "xterm-256color", "XDG_STATE_HOME": str(tmp_path / "state"), "LANG": "C.UTF-8"}
     for var in ("COLUMNS", "LINES", "TMUX"):
         env.pop(var, None)
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    app = subprocess.Popen([sys.executable, "-m", "tui", "--db", str(log)], stdin=terminal, stdout=terminal,
-                           stderr=terminal, env=env, start_new_session=True)
-    os.close(terminal)
-    screen = bytearray()
-
-    def drain() -> None:  # a terminal nobody reads fills up and stops the app writing to it
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            screen.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    term = Terminal([sys.executable, "-m", "tui", "--db", str(log)], size=SIZE, env=env)
     path = Path(env["XDG_STATE_HOME"]) / "sembench" / "workbench.json"
 
     def state() -> dict:
@@ -159,22 +136,18 @@ def test_a_closed_terminal_loses_at_most_the_last_second(tmp_path, cascade_insta
             return {}
 
     try:
+        term.wait_for(b"0-cascade", 120)  # the workbench started
         deadline = time.monotonic() + 120
-        while b"0-cascade" not in screen and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert b"0-cascade" in screen, "the workbench did not start"
         for key in (b"s", b"b", b"\r"):  # sort, fold the pane, open the first instance
-            os.write(controller, key)
+            term.write(key)
             time.sleep(0.5)
         while state().get("instance") is None and time.monotonic() < deadline:
             time.sleep(0.2)
-        os.write(controller, b"2")  # the Step tab, then the terminal is closed
+        term.write(b"2")  # the Step tab, then the terminal is closed
         while state().get("tab") != "step" and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:
-        os.killpg(app.pid, signal.SIGHUP)
-        app.wait(timeout=60)
-        os.close(controller)
+        term.close(signal.SIGHUP)
     saved = state()
     assert saved.get("instance") in {i.id for i in cascade_instances}, saved
     assert saved["instance_snapshot"] == "0-cascade" and saved["tab"] == "step"
