@@ -9,7 +9,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from core.verdict import Verdict
 from tui.data import AttemptView, fmt_seconds
+from tui.widgets.fold import Folded, pieces
 
 if TYPE_CHECKING:
     from core.family import Family
@@ -40,23 +42,70 @@ def marked(text: str, spans: list[Any], style: str) -> Text:
     return out
 
 
-def diff_table(rows: list[Any]) -> Table:
-    """`Verdict.diff` (DiffRow list) as a table: ✓/✗, label, expected, got, note."""
-    table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False, pad_edge=False)
-    table.add_column("", width=1)
-    table.add_column("where", style="bold", no_wrap=True)
-    table.add_column("expected", ratio=2)
-    table.add_column("got", ratio=2)
-    table.add_column("note", ratio=2, style="italic")
-    for row in rows:
-        table.add_row(
-            Text("✓", style="green") if row.ok else Text("✗", style="bold red"),
-            Text(row.label),
-            marked(row.expected, row.expected_spans, EXPECTED_STYLE),
-            marked(row.got, row.got_spans, GOT_STYLE),
-            Text(row.note or ""),
-        )
-    return table
+class DiffTable:
+    """`Verdict.diff` (DiffRow list): ✓/✗, where, expected, got, note. Expected and got fold at spaces and
+    dots (`tui.widgets.fold`), so a qualified name keeps its parts whole. When the width cannot give
+    expected and got each their longest part side by side (80 columns, an import's class name), every row
+    is stacked instead: where, then expected, got and note each on a line of the whole width."""
+
+    GAP = 3  # padding either side and the box's divider
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+        self.notes = any(row.note for row in rows)
+
+    def side_by_side_width(self) -> int:
+        """The narrowest width at which no part of an expected or got value has to be cut."""
+        longest = max((cell_len(p) for row in self.rows for value in (row.expected, row.got)
+                       for line in (value or "ε").split("\n") for p in pieces(line)), default=1)
+        where = max((cell_len(row.label) for row in self.rows), default=5)
+        note = max((cell_len(p) for row in self.rows for p in pieces(row.note or "")), default=0)
+        longest = max(longest, 8)
+        if self.notes:  # expected, got and note share the rest equally
+            return 1 + max(where, 5) + max(2 * longest + max(note, 4), 3 * longest) + self.GAP * 4
+        return 1 + max(where, 5) + 2 * longest + self.GAP * 3
+
+    def cells(self, row: Any) -> tuple[Text, Folded, Folded]:
+        mark = Text("✓", style="green") if row.ok else Text("✗", style="bold red")
+        return (mark, Folded(marked(row.expected, row.expected_spans, EXPECTED_STYLE)),
+                Folded(marked(row.got, row.got_spans, GOT_STYLE)))
+
+    def table(self) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False, pad_edge=False)
+        table.add_column("", width=1)
+        table.add_column("where", style="bold", no_wrap=True)
+        table.add_column("expected", ratio=2)
+        table.add_column("got", ratio=2)
+        if self.notes:  # without any note the column would only take width from expected and got
+            table.add_column("note", ratio=2, style="italic")
+        for row in self.rows:
+            mark, expected, got = self.cells(row)
+            table.add_row(mark, Text(row.label), expected, got, *([Text(row.note or "")] if self.notes else []))
+        return table
+
+    def stacked(self) -> Table:
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=1)
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column(ratio=1)
+        for k, row in enumerate(self.rows):
+            mark, expected, got = self.cells(row)
+            if k:
+                grid.add_row("", "", "")
+            grid.add_row(mark, "where", Folded(Text(row.label, style="bold")))
+            grid.add_row("", "expected", expected)
+            grid.add_row("", "got", got)
+            if row.note:
+                grid.add_row("", "note", Folded(Text(row.note, style="italic")))
+        return grid
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        fits = options.max_width >= self.side_by_side_width()
+        yield self.table() if fits else self.stacked()
+
+
+def diff_table(rows: list[Any]) -> DiffTable:
+    return DiffTable(rows)
 
 
 def generic_answer(family: Family | None, value: Any) -> RenderableType:
@@ -77,7 +126,7 @@ def generic_answer(family: Family | None, value: Any) -> RenderableType:
             shown = item if isinstance(item, str) else json.dumps(item, default=str)
             # Text, never a str: a table reads a str as markup, and `[a]` in a type or `a[k]` in a contract
             # would vanish as a tag
-            table.add_row(Text(key), Text(shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else "")))
+            table.add_row(Text(key), Folded(Text(shown[:ANSWER_CHARS] + ("…" if len(shown) > ANSWER_CHARS else ""))))
         return table
     if value is None or isinstance(value, bool | int | float):
         return Text(str(value))  # True reads as the answer was written, not as JSON's true

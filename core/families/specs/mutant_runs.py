@@ -31,6 +31,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core.families.specs.checkable import (
+    PRE_PREFIX,
+    calls_itself,
+    curried_guards,
+    pre_state_reads,
+    without_labelled_invariants,
+)
 from core.families.specs.csyntax import annotations, function_names, function_node, node_text, parse, walk
 from core.families.specs.inputs import c_int, c_type
 from core.families.specs.runtime import eacsl_paths
@@ -134,9 +141,11 @@ def guarded_lines(text: str, span: tuple[int, int]) -> set[int]:
     return out
 
 
-def _harness(sig: Any, cases: list[dict[str, Any]], callees: list[str]) -> str:
+def _harness(sig: Any, cases: list[dict[str, Any]], callees: list[str], copied: list[Any]) -> str:
     """`main(argc, argv)`: copy argv[1] called on input argv[2]; each input built once, in `main` itself
-    (E-ACSL then tracks its arrays, which the contract's `\\valid` clauses ask about)."""
+    (E-ACSL then tracks its arrays, which the contract's `\\valid` clauses ask about). The arrays of the
+    `copied` parameters are copied just before the call, byte for byte, for the contract's pre-state
+    reads (checkable.pre_state_reads)."""
     args = ", ".join(p.name for p in sig.params)
     dispatch = " ".join(f"case {v}: (void){callee}({args}); break;" for v, callee in enumerate(callees))
     blocks = []
@@ -149,6 +158,9 @@ def _harness(sig: Any, cases: list[dict[str, Any]], callees: list[str]) -> str:
                 lines.append(f"{c_type(p)} {p.name}[{max(1, len(items))}] = {{{init}}};")
             else:
                 lines.append(f"{c_type(p)} {p.name} = {c_int(case.get(p.name, 0))};")
+        for p in copied:
+            copy = f"{PRE_PREFIX}{p.name}"
+            lines.append(f"{copy} = malloc(sizeof {p.name}); memcpy({copy}, {p.name}, sizeof {p.name});")
         lines.append(f"switch (variant) {{ {dispatch} default: break; }}")
         blocks.append(f"    case {i}: {{\n      " + "\n      ".join(lines) + "\n    } break;")
     return ("static int sembench_number(const char *p) { int n = 0; for (; *p; p++) n = n * 10 + (*p - '0'); "
@@ -172,7 +184,15 @@ def run_mutants(annotated: str, function: str, sig: Any, cases: list[dict[str, A
     names = [f"sembench_mutant{k}_{function}" for k in range(len(mutated) + 1)]
     copies = []
     guarded: set[int] = set()
+    pointers = [p for p in sig.params if p.pointer]
+    rewrite = bool(pointers) and PRE_PREFIX not in annotated and not calls_itself(annotated, function)
+    copied: list[Any] = []
     for k, text in enumerate([annotated, *mutated]):
+        if rewrite:
+            read = pre_state_reads(text, {p.name for p in pointers})
+            copied = copied or [p for p in pointers if f"{PRE_PREFIX}{p.name}[" in read]
+            text = read
+        text = without_labelled_invariants(curried_guards(text))
         span = isolate(text, function)
         if span is None:
             return MutantRuns(ran=False, reason="the function cannot be run apart from the program (another "
@@ -184,8 +204,10 @@ def run_mutants(annotated: str, function: str, sig: Any, cases: list[dict[str, A
     clash = set(function_names(annotated)) & set(names)
     if clash:
         return MutantRuns(ran=False, reason=f"the program already defines {sorted(clash)[0]}")
-    source = (f'#define main sembench_program_main\n#line 1 "program.c"\n{annotated}\n#undef main\n'
-              + "".join(copies) + f'#line 1 "harness.c"\n{_harness(sig, cases, names)}')
+    snapshots = "".join(f"{p.base} *{PRE_PREFIX}{p.name};\n" for p in copied)
+    source = ("#include <stdlib.h>\n#include <string.h>\n" if copied else "") + (
+        f'#define main sembench_program_main\n#line 1 "program.c"\n{annotated}\n#undef main\n'
+        + snapshots + "".join(copies) + f'#line 1 "harness.c"\n{_harness(sig, cases, names, copied)}')
     selected = ",".join(names)
     inst = run(FRAMAC, ["-rte", "-rte-select", selected, "input.c", "-then", "-no-rte", "-e-acsl",
                         "-e-acsl-functions", selected, "-then-last", "-print", "-ocode", "instrumented.c"],

@@ -61,3 +61,17 @@ def test_running_mutants_first_gives_the_rate_wp_alone_gives(program, weak, monk
         assert len(by_test) == first["evaluated"], "every mutant of the reference breaks it at run time"
     elif program == "count_positive":
         assert {r["killed_by"] for r in first["rows"]} == {"test", "wp", None}
+
+
+def test_a_labelled_loop_invariant_no_longer_hides_the_rest_of_the_contract(monkeypatch):
+    """increment_all's loop invariants name `\\at(a[k], Pre)`, which E-ACSL evaluates in the wrong state:
+    their false alarm on the unmutated program discredited every run, so every mutant went to WP. Those
+    invariants are left unchecked now; the mutants that break the rest are killed by their runs, at the
+    rate WP alone gives."""
+    inst = corpus_instance("increment_all")
+    first = completeness(inst, inst.reference(), limit=4)
+    assert first["run_first"]["ran"] and not first["run_first"]["reason"], first["run_first"]
+    assert first["killed_by_test"] > 0
+    monkeypatch.setenv("SEMBENCH_SPECS_RUN_MUTANTS", "0")
+    alone = completeness(inst, inst.reference(), limit=4)
+    assert [(r["ordinal"], r["killed"]) for r in first["rows"]] == [(r["ordinal"], r["killed"]) for r in alone["rows"]]

@@ -5,6 +5,7 @@ fails too); when the function cannot be copied apart from the program. No tool r
 
 from __future__ import annotations
 
+from core.families.specs.checkable import calls_itself, curried_guards, pre_state_reads, without_labelled_invariants
 from core.families.specs.mutant_runs import _read, guarded_lines, isolate, renamed_copy
 
 
@@ -80,3 +81,62 @@ def test_a_function_with_a_prototype_or_another_caller_is_not_copied():
     assert isolate("int f(int x);\n/*@ ensures \\result == x; */\nint f(int x) { return x; }\n", "f") is None
     assert isolate("int f(int x) { return x; }\nint g(int y) { return f(y); }\n", "f") is None
     assert isolate("int f(int x) { return x; }\nint g(int y) { return y; }\n", "f") is not None
+
+
+LABELLED = """void f(int *a, int n) {
+  /*@ loop invariant 0 <= i <= n;
+      loop invariant \\forall integer k; 0 <= k < i ==> a[k] == \\at(a[k], Pre) + 1;
+      for b: loop invariant a[0] == \\at(a[0], Pre);
+      loop assigns i, a[0 .. n-1];
+      loop variant n - i;
+  */
+  for (int i = 0; i < n; i++) a[i]++;
+  //@ loop invariant n == \\at(n, Pre);
+  while (0) {}
+  //@ assert n == \\at(n, Pre);
+}
+"""
+
+
+def test_labelled_loop_invariants_are_blanked_and_nothing_else_moves():
+    out = without_labelled_invariants(LABELLED)
+    assert "\\at(" not in out.split("//@ assert")[0]  # every labelled loop invariant, behaviour-specific too
+    assert "//@ assert n == \\at(n, Pre);" in out  # an assertion is not a loop invariant: kept
+    for kept in ("loop invariant 0 <= i <= n;", "loop assigns i, a[0 .. n-1];", "loop variant n - i;", "/*@", "*/"):
+        assert kept in out
+    assert len(out.encode()) == len(LABELLED.encode()) and out.count("\n") == LABELLED.count("\n")
+    assert "//@" not in out.split("while")[0].split("a[i]++;")[1]  # a comment left empty goes whole
+    assert without_labelled_invariants(CODE) == CODE
+
+
+UPPER = """/*@ requires \\valid(s + (0 .. n-1));
+    ensures \\forall integer k; 0 <= k < n && 'a' <= \\old(s[k]) <= 'z' ==> s[k] == \\old(s[k]) - 32;
+    ensures \\forall integer k; 0 <= k < n && x || y ==> s[k] == \\old(s[k] + 1) + \\old(n);
+*/
+void to_upper(char *s, int n) {
+  /*@ loop invariant \\forall integer k; i <= k < n ==> s[k] == \\at(s[k], Pre) + \\at(s[b[k]], Pre);
+      loop invariant s[0] == \\at(s[0], LoopEntry);
+  */
+  for (int i = 0; i < n; i++) s[i] = s[i] - 32; // \\old(s[i]) in a comment that is not ACSL
+}
+"""
+
+
+def test_pre_state_reads_become_reads_of_the_copy_and_nothing_else_does():
+    out = pre_state_reads(UPPER, {"s"})
+    assert "'a' <= sembench_pre_s[k] <= 'z' ==> s[k] == sembench_pre_s[k] - 32;" in out
+    assert "\\old(s[k] + 1) + \\old(n)" in out  # not an element read, or not a pointer parameter
+    assert "s[k] == sembench_pre_s[k] + sembench_pre_s[b[k]];" in out  # \\at(.., Pre), nested brackets
+    assert "\\at(s[0], LoopEntry)" in out and "// \\old(s[i])" in out  # another label; code comments
+    assert out.count("\\n") == UPPER.count("\\n")
+    assert pre_state_reads(UPPER, {"t"}) == UPPER
+    assert not calls_itself(UPPER, "to_upper") and calls_itself(CODE, "f")
+
+
+def test_a_guarded_quantifier_is_curried_only_where_that_is_the_same_predicate():
+    out = curried_guards(UPPER)
+    assert "\\forall integer k; 0 <= k < n ==> 'a' <= \\old(s[k]) <= 'z' ==> s[k]" in out
+    assert "0 <= k < n && x || y ==>" in out  # `(G && x) || y` is not `G ==> ...`
+    nested = "/*@ ensures \\forall integer i; 0 <= i < n && a[i] > 0 && (b || c) ==> (\\forall integer j; 0 <= j < i && d ==> e); */"
+    assert curried_guards(nested) == ("/*@ ensures \\forall integer i; 0 <= i < n ==> a[i] > 0 && (b || c) ==> "
+                                      "(\\forall integer j; 0 <= j < i ==> d ==> e); */")

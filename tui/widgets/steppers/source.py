@@ -12,12 +12,14 @@ import json
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from core.trace import Document, Focus, StateRow, Trace, TraceStep
+from tui.widgets.fold import Folded, pieces
 from tui.widgets.steppers.base import ACTIVE_MARK, StepperView
 
 WINDOW = 12  # steps listed either side of the active one
@@ -131,19 +133,59 @@ def clip(value: str, limit: int = VALUE_CHARS) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def state_table(rows: list[StateRow]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, title="state",
-                  title_justify="left", title_style="bold")
-    table.add_column("name", style="bold", overflow="fold")
-    table.add_column("value", overflow="fold")
-    table.add_column("status")
-    for row in rows[:STATE_ROWS]:
+class StateView:
+    """A step's state rows: name, value, status side by side when the width gives the value column its
+    longest part (a dotted name's class name, a word); otherwise each row stacked, the value on its
+    own lines below its name and status. Values fold at spaces and dots (`tui.widgets.fold`)."""
+
+    GAP = 3  # padding either side and the box's divider
+
+    def __init__(self, rows: list[StateRow]) -> None:
+        self.rows = rows[:STATE_ROWS]
+        self.more = len(rows) - len(self.rows)
+
+    def value(self, row: StateRow) -> Folded:
         style = STATUS_STYLES.get(row.status, "")
-        table.add_row(Text(row.name), Text(clip(row.value), style=style if row.status in ("fail", "ok") else ""),
-                      Text(row.status, style=style))
-    if len(rows) > STATE_ROWS:
-        table.add_row(Text(f"… {len(rows) - STATE_ROWS} more rows", style="dim"), "", "")
-    return table
+        return Folded(Text(clip(row.value), style=style if row.status in ("fail", "ok") else ""))
+
+    def side_by_side_width(self) -> int:
+        name = max((cell_len(row.name) for row in self.rows), default=4)  # Rich keeps a short column whole
+        value = max((cell_len(p) for row in self.rows for line in clip(row.value).split("\n")
+                     for p in pieces(line)), default=5)
+        status = max((cell_len(row.status) for row in self.rows), default=6)
+        return max(name, 4) + max(value, 5) + max(status, 6) + 2 * self.GAP
+
+    def table(self) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, title="state",
+                      title_justify="left", title_style="bold")
+        table.add_column("name", style="bold", overflow="fold")
+        table.add_column("value", overflow="fold")
+        table.add_column("status")
+        for row in self.rows:
+            table.add_row(Folded(Text(row.name)), self.value(row),
+                          Text(row.status, style=STATUS_STYLES.get(row.status, "")))
+        if self.more > 0:
+            table.add_row(Text(f"… {self.more} more rows", style="dim"), "", "")
+        return table
+
+    def stacked(self) -> Group:
+        parts: list[RenderableType] = [Text("state", style="bold")]
+        for row in self.rows:
+            head = Text.assemble((row.name, "bold"), "  ", (row.status, STATUS_STYLES.get(row.status, "")))
+            value = Table.grid(padding=(0, 0, 0, 2))
+            value.add_column()
+            value.add_row(self.value(row))
+            parts += [Folded(head), value]
+        if self.more > 0:
+            parts.append(Text(f"… {self.more} more rows", style="dim"))
+        return Group(*parts)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table() if options.max_width >= self.side_by_side_width() else self.stacked()
+
+
+def state_table(rows: list[StateRow]) -> StateView:
+    return StateView(rows)
 
 
 def data_table(data: dict[str, Any]) -> Table:
@@ -154,7 +196,7 @@ def data_table(data: dict[str, Any]) -> Table:
     table.add_column("value", overflow="fold")
     for key, value in data.items():
         shown = value if isinstance(value, str) else json.dumps(value, default=str)
-        table.add_row(Text(str(key)), Text(clip(shown, 400)))
+        table.add_row(Text(str(key)), Folded(Text(clip(shown, 400))))
     return table
 
 
@@ -173,7 +215,7 @@ class SourceStepper(StepperView):
             source.append(Text(f"(the focus names a document this trace does not carry: {step.focus.document})",
                                style="dim italic"))
         side = self.side_parts(step, with_data=doc is None)
-        steps = [Text("steps", style="bold underline"), step_list(trace, index)]
+        steps = [Text("steps", style="bold underline"), Folded(step_list(trace, index))]
         width = self.content_size.width or 120
         if self.columns == 1 and source and width >= WIDE:
             grid = Table.grid(expand=True, padding=(0, 2))
@@ -204,7 +246,7 @@ class SourceStepper(StepperView):
         for side_trace in (trace, reference):
             step = self.step_at(side_trace, index)
             sides.append(Group(*self.side_parts(step, with_data=False), Text("steps", style="bold underline"),
-                               step_list(side_trace, index)))
+                               Folded(step_list(side_trace, index))))
         grid.add_row(*sides)
         return Group(label, document_view(doc, focus), Text(""), grid)
 
@@ -214,7 +256,7 @@ class SourceStepper(StepperView):
         if step is None:
             return parts
         if step.lines:
-            parts.append(Text("\n".join(step.lines)))
+            parts.append(Folded(Text("\n".join(step.lines))))
         if step.state:
             parts.append(state_table(step.state))
         elif with_data and step.data and not step.lines:
