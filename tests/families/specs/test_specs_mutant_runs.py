@@ -5,7 +5,12 @@ fails too); when the function cannot be copied apart from the program. No tool r
 
 from __future__ import annotations
 
-from core.families.specs.checkable import calls_itself, curried_guards, pre_state_reads, without_labelled_invariants
+from core.families.specs.checkable import (
+    calls_itself,
+    curried_guards,
+    pre_state_reads,
+    without_labelled_invariants,
+)
 from core.families.specs.mutant_runs import _read, guarded_lines, isolate, renamed_copy
 
 
