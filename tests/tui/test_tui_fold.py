@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 
@@ -60,7 +61,8 @@ def test_folded_breaks_after_dots_and_keeps_styles() -> None:
     assert styled[0].plain == "java.util." and styled[0].spans and styled[0].spans[0].style == "bold red"
 
 
-async def test_fqns_fold_at_dots_in_verdict_and_step_at_80_columns(tmp_path: Path, quiet) -> None:
+@pytest.mark.usefixtures("quiet")
+async def test_fqns_fold_at_dots_in_verdict_and_step_at_80_columns(tmp_path: Path) -> None:
     from tui.app import SembenchApp
 
     family = all_families()["imports"]
