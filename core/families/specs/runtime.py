@@ -251,8 +251,12 @@ def differential(programs: list[str], function: str, sig: Signature, cases: list
     parts.append(f"static void (*variants[])(int) = {{{table}}};\n")
     parts.append(_DIFF_DRIVER % {"cases": len(cases), "programs": len(programs), "first": int(first_difference)})
     source = "\n".join(parts)
+    # Without address-space randomisation: a mutant that reads past an array (`i <= n`) prints what lies
+    # there, saved addresses among it, and with ASLR its output, hence whether it is live, changed from run
+    # to run (a mutant live in one `verify` and equivalent in the next moved which mutants were sampled).
     script = ("gcc -std=gnu99 -O0 -w -fwrapv -o diff diff.c > compile.log 2>&1 "
-              "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n./diff\n")
+              "|| { echo '@@compile-failed'; tail -n 20 compile.log; exit 0; }\n"
+              'if setarch "$(uname -m)" -R true 2>/dev/null; then setarch "$(uname -m)" -R ./diff; else ./diff; fi\n')
     result = run(GCC_RUN, ["-c", script], files={"diff.c": source}, timeout_s=60 + 2 * len(programs) * len(cases),
                  memory_mb=2048)
     if "@@compile-failed" in result.stdout:

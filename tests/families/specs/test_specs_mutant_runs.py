@@ -145,3 +145,12 @@ def test_a_guarded_quantifier_is_curried_only_where_that_is_the_same_predicate()
     nested = "/*@ ensures \\forall integer i; 0 <= i < n && a[i] > 0 && (b || c) ==> (\\forall integer j; 0 <= j < i && d ==> e); */"
     assert curried_guards(nested) == ("/*@ ensures \\forall integer i; 0 <= i < n ==> a[i] > 0 && (b || c) ==> "
                                       "(\\forall integer j; 0 <= j < i ==> d ==> e); */")
+
+
+def test_a_guaranteed_run_time_error_is_no_evidence():
+    """`x / 0` in a mutant: the RTE plug-in says "guaranteed RTE" and WP makes no goal of it, so WP alone
+    counts the mutant proved; its run stopping at that assertion must not kill it either."""
+    out = _run(0, 1, "", 0) + _run(1, 1, _failure(1, 9, "Assertion", "rte/division_by_zero: 0 != 0"), 86)
+    assert set(_read(out, CASES, 1, _show).killed) == {0}
+    assert not _read(out, CASES, 1, _show, {("mutant1.c", 9)}).killed
+    assert set(_read(out, CASES, 1, _show, {("mutant1.c", 8)}).killed) == {0}  # another line
