@@ -21,21 +21,6 @@ def tui_db(args: list[str]) -> tuple[bool, str | None]:
     return False, None
 
 
-ESCAPE_DELAY_MS = "25"
-
-
-def quick_escape(environ: dict[str, str] | None = None) -> None:
-    """Textual tells a lone escape key from the start of an escape sequence (an arrow key) by waiting
-    `ESCDELAY` milliseconds for more bytes, 100 by default: every `escape` (back, leave the editor) waited
-    that long before anything happened. A terminal writes a sequence in one go, so 25 ms tells them apart
-    as well (vim and tmux users set less). A value the user set is kept. Before Textual is imported: it
-    reads the variable once."""
-    import os
-
-    env = os.environ if environ is None else environ
-    env.setdefault("ESCDELAY", ESCAPE_DELAY_MS)
-
-
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--unsandboxed" and tui_db(args[1:])[0]:
@@ -50,7 +35,6 @@ def main(argv: list[str] | None = None) -> None:
 
         cli_main(args)
         return
-    quick_escape()
     from tui.app import run_app
 
     run_app(db, fresh="--fresh" in args)
