@@ -14,6 +14,10 @@ import time
 from pathlib import Path
 
 
+def _default_hangup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class Terminal:
     """`argv` in a terminal of `size` (columns, lines); everything it writes is kept in `screen` (a terminal
     nobody reads fills up and stops the program writing to it)."""
@@ -22,8 +26,10 @@ class Terminal:
                  env: dict[str, str] | None = None) -> None:
         self.controller, terminal = pty.openpty()
         fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        # SIGHUP as a terminal's program has it: a suite started under `nohup` would pass on "ignore", and a
+        # closed terminal would then not end the program
         self.proc = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True,
-                                     cwd=cwd, env=env)
+                                     cwd=cwd, env=env, preexec_fn=_default_hangup)
         os.close(terminal)
         self.screen = bytearray()
         self._reader = threading.Thread(target=self._drain, daemon=True)
