@@ -118,12 +118,13 @@ def pre_state_reads(text: str, pointers: set[str]) -> str:
     return b"".join([*parts, data[pos:]]).decode("utf-8", "surrogatepass")
 
 
-_BREAKS = ("==>", "<==>", "||", "^^", "?", "\\forall", "\\exists", "\\let")
+# what `_top_level` reports; `<==>` before `==>`, so that the longer one is read whole
+_OPERATORS = ("<==>", "==>", "&&", "||", "^^", "?", "\\forall", "\\exists", "\\let")
 
 
 def _top_level(text: str, start: int) -> list[tuple[int, str]]:
-    """(position, operator) of `&&`, `==>` and the _BREAKS in `text` from `start`, at the top level of
-    the scope that starts there, up to the end of that scope (a closing bracket or a `;`)."""
+    """(position, operator) of the _OPERATORS in `text` from `start`, at the top level of the scope that
+    starts there, up to the end of that scope (a closing bracket or a `;`)."""
     found: list[tuple[int, str]] = []
     depth, i = 0, start
     while i < len(text):
@@ -137,7 +138,7 @@ def _top_level(text: str, start: int) -> list[tuple[int, str]]:
         elif c == ";" and depth == 0:
             break
         elif depth == 0:
-            for op in ("<==>", "==>", "&&", *_BREAKS):
+            for op in _OPERATORS:
                 if text.startswith(op, i):
                     found.append((i, op))
                     i += len(op) - 1
