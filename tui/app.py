@@ -51,7 +51,7 @@ class SembenchApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
         fresh: bool = False,
     ) -> None:
-        super().__init__()
+        super().__init__(driver_class=quick_escape_driver())
         from tui.state import WorkbenchState, load_state
 
         # No animations unless asked for (TEXTUAL_ANIMATIONS): a tab's underline gliding to its place
@@ -265,18 +265,20 @@ class SembenchApp(App[None]):
 
         if not isinstance(self.screen, BrowserScreen):
             return
+        kept = self._instance_screen
+        prepared = kept.prepared(snapshot, instance_id) if kept is not None else None
         try:
-            family, instance = self.load_instance(snapshot, instance_id)
+            family, instance = ((kept.family, prepared.instance) if prepared is not None
+                                else self.load_instance(snapshot, instance_id))
         except Exception as exc:
             self.notify(f"cannot open {instance_id}: {exc}", severity="error", timeout=8, markup=False)
             return
         # The instance screen is kept (installed) when left, and shows the next instance of its family in
         # place: composing it anew cost Enter most of its time. A screen busy with a request (or a draft
         # kept for this instance) is left alone and a new one is made.
-        kept = self._instance_screen
         if (kept is not None and kept.family.id == family.id and kept not in self.screen_stack
                 and kept.swappable(snapshot, instance_id)):
-            kept.swap(family, instance, snapshot)
+            kept.swap(family, instance, snapshot, prepared)
             kept.open_on(tab)
             self.push_screen(kept)
             return
@@ -288,6 +290,13 @@ class SembenchApp(App[None]):
             self._instance_screen = screen
         self.push_screen(screen)
 
+    def prepare_instance(self, snapshot: str, instance_id: str) -> None:
+        """The browser's cursor rests on a row: the kept instance screen draws it ahead, so that Enter shows
+        it without drawing (see InstanceScreen.prepare)."""
+        kept = self._instance_screen
+        if kept is not None and kept not in self.screen_stack:
+            kept.prepare(snapshot, [instance_id])
+
     def solve_with(self, spec: str) -> None:
         from tui.screens.instance import InstanceScreen
         from tui.widgets.solve import SolveRequest
@@ -295,6 +304,15 @@ class SembenchApp(App[None]):
         if isinstance(self.screen, InstanceScreen):
             self.screen.action_show_tab("solve")
             self.screen.post_message(SolveRequest(spec, None, None, {}))
+
+
+def quick_escape_driver() -> type | None:
+    """tui.driver's on Linux terminals; None (Textual picks: headless under Pilot, Windows) elsewhere."""
+    if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    from tui.driver import QuickEscapeDriver
+
+    return QuickEscapeDriver
 
 
 def run_app(db: str | None = None, snapshots: str | None = None, fresh: bool = False) -> None:

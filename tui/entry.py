@@ -35,6 +35,11 @@ def main(argv: list[str] | None = None) -> None:
 
         cli_main(args)
         return
+    import os
+
+    # A lone escape is told from an arrow key's sequence after ESCDELAY ms (tui.driver); Textual reads it
+    # once, when imported. A user's own value is kept.
+    os.environ.setdefault("ESCDELAY", "25")
     from tui.app import run_app
 
     run_app(db, fresh="--fresh" in args)

@@ -103,7 +103,7 @@ def check_all(session: ClusterSession, family: Family, items: Sequence[tuple[Ins
                     finished.set()
         return deliver
 
-    size = session.chunk_size(family)
+    size = session.spread_chunk(family, len(todo))
     try:
         if not todo:
             finished.set()

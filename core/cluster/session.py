@@ -254,6 +254,12 @@ class ClusterSession:
             return CHEAP_CHUNK
         return BATCH_CHUNK if overrides(family, "verify_many") or overrides(family, "check_many") else TOOL_CHUNK
 
+    def spread_chunk(self, family: Family, answers: int) -> int:
+        """Answers per task when `answers` are known at once: the family's chunk, cut so that every admitted
+        worker gets a part (six specs answers in one chunk of 8 ran on one of two workers, the other idle)."""
+        workers = max(1, len(self.admission.admitted))
+        return max(1, min(self.chunk_size(family), -(-answers // workers)))
+
     def submit(self, family: Family, items: Sequence[tuple[Instance, str]]) -> Any:
         from core.cluster import remote
 

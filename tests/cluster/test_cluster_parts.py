@@ -13,6 +13,21 @@ def _fenced(text: str) -> str:
     return f"Here is the annotated program.\n```c\n{text.rstrip()}\n```\n"
 
 
+def test_answers_known_at_once_are_spread_over_every_worker() -> None:
+    from core.cluster.session import BATCH_CHUNK, CHEAP_CHUNK, Admission, ClusterSession
+
+    session = ClusterSession.__new__(ClusterSession)  # the arithmetic only: no cluster
+    session.admission = Admission(admitted=["tcp://a", "tcp://b"])
+    specs, cascade = get_family("specs"), get_family("cascade")
+    assert session.spread_chunk(specs, 6) == 3  # was one chunk of 6: one worker idle
+    assert session.spread_chunk(specs, 100) == BATCH_CHUNK
+    assert session.spread_chunk(specs, 1) == 1
+    assert session.spread_chunk(cascade, 100_000) == CHEAP_CHUNK
+    assert session.spread_chunk(cascade, 2_000) == 1_000
+    session.admission = Admission(admitted=["tcp://a"])
+    assert session.spread_chunk(specs, 6) == 6
+
+
 @pytest.mark.framac
 def test_completeness_mutants_are_tasks_of_their_own_with_in_process_verdicts() -> None:
     from core.cluster.checks import check_all
@@ -34,8 +49,9 @@ def test_completeness_mutants_are_tasks_of_their_own_with_in_process_verdicts() 
     with ClusterSession(workers=2) as session:
         remote = check_all(session, fam, pairs, None)  # workers with empty caches: every tool run again
         tasks = session.dispatcher.tasks_done
-    # one chunk, then one task per mutant of each answer that its run did not kill
-    assert tasks == 1 + sum(c["wp_runs"] for c in comps)
+    # a chunk per worker (two answers, two workers: one each, not both on one worker while the other
+    # idles), then one task per mutant of each answer that its run did not kill
+    assert tasks == 2 + sum(c["wp_runs"] for c in comps)
     assert any(c["wp_runs"] for c in comps), "the weak contract leaves mutants for WP"
     for (la, lv), (ra, rv) in zip(local, remote, strict=True):
         assert ra == la

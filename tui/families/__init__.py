@@ -44,6 +44,9 @@ class FamilyView:
     answer: AnswerView | None = None
     diff: DiffView | None = None
     stepper: type[StepperView] | None = None
+    # Whether `problem` reads the trace: only then is the Problem tab drawn again when the trace arrives
+    # (drawing a large view twice was a third of `]`).
+    problem_uses_trace: bool = False
 
 
 def module_name(family_id: str) -> str:

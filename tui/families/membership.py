@@ -302,4 +302,5 @@ def membership_diff(family: Family, verdict: Verdict) -> RenderableType | None:
     return Group(*parts)
 
 
-VIEW = FamilyView(problem=membership_problem, diff=membership_diff, stepper=MembershipStepper)
+VIEW = FamilyView(problem=membership_problem, diff=membership_diff, stepper=MembershipStepper,
+                  problem_uses_trace=True)

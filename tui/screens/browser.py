@@ -17,6 +17,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Select, Static
 
 from core.family import all_families
@@ -62,6 +63,7 @@ FAMILY_WIDTH = 10  # the longest family id (membership)
 USER_MARK = "✎"  # a snapshot of the user's log database (the others are bundled)
 UNREADY_MARK = "!"  # beside a family whose answers this machine cannot check (core.readiness)
 
+PREPARE_AFTER_S = 0.15  # the cursor rests this long on a row: its instance is drawn ahead for Enter
 SUMMARY_POLL_S = 0.5  # how often the browser looks for attempts written by another process
 ALL = "*"
 EMPTY_HELP = (
@@ -91,6 +93,7 @@ class BrowserScreen(SembenchScreen):
         super().__init__()
         self.snapshots: list[tuple[Snapshot, str]] = []
         self.table: SnapshotTable | None = None
+        self._prepare_timer: Timer | None = None
         self.view: list[Row] = []
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -199,6 +202,7 @@ class BrowserScreen(SembenchScreen):
         # The instance just left is no longer the one to reopen: written now, not at the next tick, so a
         # quit right after `escape` does not bring it back.
         self.call_after_refresh(self.app.save_if_changed)
+        self._rest_then_prepare()  # the row under the cursor is drawn ahead for the next Enter
 
     def _cursor_to_walked(self) -> None:
         """Back from the instance view: the cursor on the instance last opened there (`]`/`[` walk on)."""
@@ -494,6 +498,23 @@ class BrowserScreen(SembenchScreen):
         else:
             self.sort_column, self.sort_reverse = column, False
         self.apply()
+
+    @on(VirtualTable.Highlighted, "#instances")
+    def _instance_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        # Once the cursor rests on a row (PREPARE_AFTER_S without a move), the instance view draws that
+        # instance ahead, so that Enter shows it at once; moving through the list does no such work.
+        self._rest_then_prepare()
+
+    def _rest_then_prepare(self) -> None:
+        if self._prepare_timer is not None:
+            self._prepare_timer.stop()
+        self._prepare_timer = self.set_timer(PREPARE_AFTER_S, self._prepare_highlighted)
+
+    def _prepare_highlighted(self) -> None:
+        self._prepare_timer = None
+        row = self.query_one("#instances", VirtualTable).cursor_row
+        if self.app.screen is self and self.table is not None and 0 <= row < len(self.view):
+            self.app.prepare_instance(self.table.snapshot, self.view[row].id)
 
     @on(VirtualTable.Selected, "#instances")
     def _instance_selected(self, event: VirtualTable.Selected) -> None:

@@ -19,6 +19,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
@@ -27,6 +28,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.strip import Strip
 from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
 
 from core.attempts import HUMAN_PREFIX, AttemptRecord, HumanTiming, is_person, record_from
@@ -42,6 +44,7 @@ from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, T
 from tui.screens.base import SembenchScreen
 from tui.widgets.diff import verdict_renderable
 from tui.widgets.footer import Footer
+from tui.widgets.lines import Lines, draw
 from tui.widgets.problem import meta_line, prompt_renderable
 from tui.widgets.rendered import Rendered
 from tui.widgets.solve import (
@@ -100,6 +103,24 @@ def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
         return [], str(exc)
 
 
+PREPARED_KEPT = 4  # the two neighbours, with room for a draw that lands after the next move
+# The neighbours are drawn this long after an instance is shown: drawing in a thread competes with the
+# first frame for the interpreter, and keys pressed faster than this need no neighbour ready.
+PREPARE_AFTER_S = 0.1
+
+
+@dataclass
+class Prepared:
+    """A neighbour of the instance shown (`]`/`[`), loaded and its Problem tab drawn ahead (strips by width)."""
+
+    snapshot: str
+    instance: Instance
+    structured: Any
+    structured_strips: dict[int, list[Strip]]
+    prompt: Any
+    prompt_strips: dict[int, list[Strip]]
+
+
 class InstanceScreen(SembenchScreen):
     # A short terminal (under 20 rows, e.g. 60x16) folds the problem above the human editor and keeps
     # the header to one line, so the editor stays on screen (the Problem tab still has it all).
@@ -154,6 +175,7 @@ class InstanceScreen(SembenchScreen):
         self.view = view_for(family.id)
         self.initial_tab = tab if tab in TABS else "problem"
         self.truth: Trace | None = None
+        self._prepared: dict[str, Prepared] = {}  # by instance id, see _prepare_neighbours
         self.answer_trace: tuple[Trace, str] | None = None
         self.showing = "truth"
         self.current: AttemptView | None = None
@@ -183,9 +205,9 @@ class InstanceScreen(SembenchScreen):
         with TabbedContent(id="tabs", initial=self.initial_tab):
             with TabPane(TITLES["problem"], id="problem"), VerticalScroll(id="problem-scroll"):
                 yield Static(self._note_text(), id="note-view")
-                yield Static(self._structured(), id="structured")
+                yield Lines(self._structured(), id="structured")
                 yield Static(Text("prompt, as a model sees it", style="bold underline"))
-                yield Static(self._prompt(), id="prompt")
+                yield Lines(self._prompt(), id="prompt")
             with TabPane(TITLES["step"], id="step"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="step-hidden", classes="answer-hidden")
                 yield Static("", id="step-source", classes="spoiler")
@@ -203,7 +225,7 @@ class InstanceScreen(SembenchScreen):
             with TabPane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
                 with VerticalScroll(id="verdict-scroll", classes="spoiler"):
-                    yield Static(self._verdict_placeholder(), id="verdict-view")
+                    yield Lines(self._verdict_placeholder(), id="verdict-view")
             with TabPane(TITLES["history"], id="history"):
                 yield Static("enter: open the attempt in Verdict and Step", id="history-hint")
                 yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
@@ -248,9 +270,12 @@ class InstanceScreen(SembenchScreen):
             return []
         return [f for f in self.family.visible_features() if f in self.family.hint_features]
 
-    def _structured(self) -> Any:
+    def _structured(self, instance: Instance | None = None) -> Any:
+        """The family's view of the instance (of `instance`, another of this family, before its trace)."""
         try:
             assert self.view.problem is not None
+            if instance is not None:
+                return Rendered(self.view.problem(self.family, instance, None))
             return Rendered(self.view.problem(self.family, self.instance, self.truth))
         except Exception as exc:  # a view bug shows as text, not a crash
             return Text(f"cannot render the structured view: {type(exc).__name__}: {exc}", style="red")
@@ -264,9 +289,10 @@ class InstanceScreen(SembenchScreen):
         return Group(structured if structured is not None else self._structured(),
                      Text("\nprompt, as a model sees it", style="bold underline"), self._prompt())
 
-    def _prompt(self) -> Any:
+    def _prompt(self, instance: Instance | None = None) -> Any:
+        instance = self.instance if instance is None else instance
         try:
-            return Rendered(prompt_renderable(self.family.prompt(self.instance, self.family.prompt_styles[0])))
+            return Rendered(prompt_renderable(self.family.prompt(instance, self.family.prompt_styles[0])))
         except Exception as exc:
             return Text(f"cannot render the prompt: {exc}", style="red")
 
@@ -287,6 +313,7 @@ class InstanceScreen(SembenchScreen):
         self._focus_tab(self.initial_tab)
         if self.initial_attempt is not None:
             self.open_attempt(self.initial_attempt)
+        self.set_timer(PREPARE_AFTER_S, self._prepare_neighbours)
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses
@@ -508,6 +535,10 @@ class InstanceScreen(SembenchScreen):
         def go() -> None:
             app.listing.current = target  # back in the browser: on that row
             if self.swappable(snapshot, target):
+                prepared = self.prepared(snapshot, target)
+                if prepared is not None:
+                    self.swap(self.family, prepared.instance, snapshot, prepared)
+                    return
                 try:
                     family, instance = app.load_instance(snapshot, target)
                 except Exception as exc:
@@ -527,10 +558,12 @@ class InstanceScreen(SembenchScreen):
                 and not self._detached and self.panel.current_draft() is None
                 and f"{snapshot or ''}\x00{target}" not in self.app.drafts)
 
-    def swap(self, family: Family, instance: Instance, snapshot: str | None) -> None:
+    def swap(self, family: Family, instance: Instance, snapshot: str | None,
+             prepared: Prepared | None = None) -> None:
         """Show another instance of the same family here (`]`/`[`, and Enter in the browser once an
         instance was open): building a new screen (some ninety widgets composed, styled and laid out) cost
-        every such key several frames. The trace comes from a worker as on opening."""
+        every such key several frames. The trace comes from a worker as on opening; the Problem tab's
+        views come drawn when `prepared` (a neighbour drawn ahead, see `_prepare_neighbours`)."""
         self.workers.cancel_group(self, "trace")
         self.family, self.instance, self.snapshot = family, instance, snapshot
         self.view = view_for(family.id)
@@ -547,20 +580,82 @@ class InstanceScreen(SembenchScreen):
         self.sub_title = f"{family.id} · {self.snapshot or 'file'} · {instance.id}"
         self._opened_revealed = False
         self._hints_hidden = None  # the header is drawn again for this instance (_sync_answering, below)
-        structured = self._structured()
         self.query_one("#note-view", Static).update(self._note_text())
-        self.query_one("#structured", Static).update(structured)
-        self.query_one("#prompt", Static).update(self._prompt())
+        if prepared is not None and prepared.instance is instance:
+            structured = prepared.structured
+            self.query_one("#structured", Lines).update(structured, prepared.structured_strips)
+            self.query_one("#prompt", Lines).update(prepared.prompt, prepared.prompt_strips)
+        else:
+            structured = self._structured()
+            self.query_one("#structured", Lines).update(structured)
+            self.query_one("#prompt", Lines).update(self._prompt())
         self.query_one("#problem-scroll", VerticalScroll).scroll_home(animate=False)
         self.stepper.rebind(instance)
         self.query_one("#step-source", Static).update(Text("tracing…", style="dim italic"))
         self.panel.rebind(AnswerFormat.of(family, instance), self._solve_problem(structured))
-        self.query_one("#verdict-view", Static).update(verdict_renderable(None))
+        self.query_one("#verdict-view", Lines).update(verdict_renderable(None))
         self.query_one("#verdict-scroll", VerticalScroll).scroll_home(animate=False)
         self.refresh_history()
         self._sync_answering()
         self.panel.set_shown(self.active_tab == "solve")
         self.compute_truth()
+        self.set_timer(PREPARE_AFTER_S, self._prepare_neighbours)
+
+    # -- the neighbours, drawn ahead ---------------------------------------------------------------
+    def _prepare_neighbours(self) -> None:
+        """Once this instance is on screen: load the instances `]` and `[` go to and draw their Problem tab
+        in a thread, at the widths it has now, so that moving there shows them without drawing (a large
+        view's drawing was most of what `]` cost). Loading (one row) stays here: the log database's
+        connection belongs to this thread."""
+        if self.snapshot is None or self.app.screen is not self:
+            return  # left already: the browser says what to draw ahead
+        targets = [self.app.listing.neighbour(self.snapshot, self.instance.id, step) for step in (1, -1)]
+        self.prepare(self.snapshot, [t for t in targets if t is not None])
+
+    def prepare(self, snapshot: str, targets: list[str]) -> None:
+        """Load `targets` of `snapshot` and draw their Problem tab ahead, in a thread; what was drawn ahead
+        for other instances is dropped."""
+        kept = {t: self._prepared[t] for t in targets if t in self._prepared and self._prepared[t].snapshot == snapshot}
+        structured, prompt = self.query_one("#structured", Lines), self.query_one("#prompt", Lines)
+        todo: list[Instance] = []
+        for target in targets:
+            if target in kept:
+                continue
+            if target == self.instance.id and snapshot == self.snapshot:  # left, then opened again: as drawn
+                kept[target] = Prepared(snapshot, self.instance, structured.renderable, structured.drawn(),
+                                        prompt.renderable, prompt.drawn())
+                continue
+            try:
+                family, instance = self.app.load_instance(snapshot, target)
+            except Exception:
+                continue  # opening it says why, as it does without this
+            if family.id == self.family.id:
+                todo.append(instance)
+        self._prepared = kept
+        widths = (structured.content_size.width, prompt.content_size.width)
+        if todo and all(widths):
+            self._draw_ahead(snapshot, todo, widths, self.app.console, self.app.console_options)
+
+    def prepared(self, snapshot: str, instance_id: str) -> Prepared | None:
+        found = self._prepared.get(instance_id)
+        return found if found is not None and found.snapshot == snapshot else None
+
+    @work(thread=True, group="prepare", exclusive=True, exit_on_error=False)
+    def _draw_ahead(self, snapshot: str, todo: list[Instance], widths: tuple[int, int], console: Any,
+                    options: Any) -> None:
+        for instance in todo:
+            structured, prompt = self._structured(instance), self._prompt(instance)
+            prepared = Prepared(snapshot, instance, structured, {widths[0]: draw(console, options, structured, widths[0])},
+                                prompt, {widths[1]: draw(console, options, prompt, widths[1])})
+            try:
+                self.app.call_from_thread(self._keep_prepared, prepared)
+            except RuntimeError:
+                return  # the app is closing
+
+    def _keep_prepared(self, prepared: Prepared) -> None:
+        if len(self._prepared) >= PREPARED_KEPT:
+            self._prepared.pop(next(iter(self._prepared)))
+        self._prepared[prepared.instance.id] = prepared
 
     def _note_text(self) -> Text:
         if self.snapshot is None:
@@ -772,10 +867,10 @@ class InstanceScreen(SembenchScreen):
             self.query_one("#step-source", Static).update(Text(f"no trace: {message.error}", style="red"))
             return
         self.truth = message.trace
-        # A family view may use the trace for what it cannot compute cheaply (e.g. rendered code).
-        structured = self._structured()
-        self.query_one("#structured", Static).update(structured)
-        self.query_one("#human-problem-view", Static).update(self._solve_problem(structured))
+        if self.view.problem_uses_trace:  # for what the view cannot compute cheaply (e.g. rendered code)
+            structured = self._structured()
+            self.query_one("#structured", Lines).update(structured)
+            self.query_one("#human-problem-view", Lines).update(self._solve_problem(structured))
         if self.showing == "truth":
             self._show_truth()
         elif self.answer_trace is not None:
@@ -1002,7 +1097,7 @@ class InstanceScreen(SembenchScreen):
         if verdict is not None:
             view.verdict = verdict
         view.pending = f"completeness could not be computed: {error}" if error else None
-        self.query_one("#verdict-view", Static).update(verdict_renderable(view, self.family, self.view))
+        self.query_one("#verdict-view", Lines).update(verdict_renderable(view, self.family, self.view))
         self.refresh_history()
 
     # -- verdict and history ---------------------------------------------------------------------
@@ -1012,7 +1107,7 @@ class InstanceScreen(SembenchScreen):
             shown = Rendered(verdict_renderable(view, self.family, self.view))
         except Exception as exc:  # a verdict written by another version: say so, do not crash
             shown = Text(f"cannot show {view.title}: {type(exc).__name__}: {exc}", style="red")
-        self.query_one("#verdict-view", Static).update(shown)
+        self.query_one("#verdict-view", Lines).update(shown)
         if trace is not None:
             self.answer_trace = (trace, view.title)
             self._show_answer_trace()

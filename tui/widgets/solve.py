@@ -36,6 +36,7 @@ from textual.widgets._select import SelectOverlay
 
 from core.attempts import HumanTiming
 from tui.data import fmt_seconds
+from tui.widgets.lines import Lines
 
 if TYPE_CHECKING:
     from core.family import Family
@@ -351,7 +352,7 @@ class SolvePanel(Vertical):
                          value=effort if effort in EFFORTS else Select.NULL)
         with Vertical(id="human-box", classes="hidden"):
             with VerticalScroll(id="human-problem"):
-                yield Static(self.problem if self.problem is not None else "", id="human-problem-view")
+                yield Lines(self.problem if self.problem is not None else "", id="human-problem-view")
             yield Label("", id="human-timer")
             yield TextArea(self.draft.text if self.draft is not None else self.template, id="human-answer",
                            soft_wrap=True, show_line_numbers=False, placeholder=self.format.placeholder,
@@ -390,7 +391,7 @@ class SolvePanel(Vertical):
         self._reasoning.clear()
         self._sent_text = None
         self._pending_text = None
-        self.query_one("#human-problem-view", Static).update(problem if problem is not None else "")
+        self.query_one("#human-problem-view", Lines).update(problem if problem is not None else "")
         self.query_one("#human-problem", VerticalScroll).scroll_home(animate=False)
         self.query_one("#stream", Static).update("")
         editor = self.query_one("#human-answer", TextArea)

@@ -13,10 +13,10 @@ from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import Widget
 
 from core.instance import Instance
 from core.trace import Trace, TraceStep
+from tui.widgets.lines import DrawnOnce
 
 if TYPE_CHECKING:
     from core.family import Family
@@ -37,7 +37,7 @@ STEP_BINDINGS = [
 ]
 
 
-class StepperView(Widget, can_focus=True):
+class StepperView(DrawnOnce, can_focus=True):
     """Shows step `index` of a trace (and of its reference, when the trace is an answer's)."""
 
     DEFAULT_CSS = """
@@ -122,10 +122,8 @@ class StepperView(Widget, can_focus=True):
         width = self.content_size.width
         if width <= 0 or self.trace is None:
             return None
-        console = self.app.console
-        lines = console.render_lines(self.render(), console.options.update(width=width, height=None), pad=False)
-        for y, line in enumerate(lines):
-            if self.is_active_row("".join(segment.text for segment in line)):
+        for y, strip in enumerate(self.strips(width)):
+            if self.is_active_row(strip.text):
                 return y
         return None
 
