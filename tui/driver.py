@@ -35,6 +35,10 @@ def wait_s(deadline: float | None, now: float) -> float:
 
 
 class QuickEscapeDriver(LinuxDriver):
+    # When input last came (get_time's clock): the workbench runs full garbage collections in pauses
+    # (tui.heap.collect_when_idle).
+    last_input = 0.0
+
     def run_input_thread(self) -> None:
         """Textual's loop (read, feed the parser, tick its timeouts) with the wait cut to the deadline."""
         selector = selectors.SelectSelector()
@@ -45,6 +49,7 @@ class QuickEscapeDriver(LinuxDriver):
         def process(events: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             for index, (_key, mask) in enumerate(events):
                 if mask & selectors.EVENT_READ:
+                    self.last_input = get_time()
                     data = decode(os.read(self.fileno, 4096), final=final and index == len(events) - 1)
                     if not data:  # stdin piped and closed
                         break

@@ -38,6 +38,9 @@ class DrawnOnce(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._drawn: dict[int, list[Strip]] = {}
+        # the lines as painted (cut to the width, the widget's style under them), for one width and style
+        self._painted_for: tuple[int, Any] | None = None
+        self._painted: dict[int, Strip] = {}
 
     def drawn(self) -> dict[int, list[Strip]]:
         """The content's lines by width, as drawn so far."""
@@ -55,18 +58,26 @@ class DrawnOnce(Widget):
     def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
         if layout or recompose:
             self._drawn = {}
+            self._painted_for = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.strips(width))
 
     def render_line(self, y: int) -> Strip:
+        # Called for every visible line each time the widget is painted (a tab shown again paints all):
+        # the style (cached by Textual until the styles change) and each line are worked out once.
         width = self.content_size.width
-        strips = self.strips(width)
-        style = self.rich_style
-        if y >= len(strips):
-            return Strip.blank(width, style)
-        return strips[y].crop_extend(0, width, None).apply_style(style)
+        style = self.visual_style.rich_style
+        if self._painted_for != (width, style):
+            self._painted_for, self._painted = (width, style), {}
+        line = self._painted.get(y)
+        if line is None:
+            strips = self.strips(width)
+            line = strips[y].crop_extend(0, width, None).apply_style(style) if y < len(strips) \
+                else Strip.blank(width, style)
+            self._painted[y] = line
+        return line
 
 
 class Lines(DrawnOnce):
