@@ -107,12 +107,11 @@ class SembenchApp(App[None]):
     def on_mount(self) -> None:
         self._state_written: str | None = None
         self.set_interval(SAVE_EVERY_S, self.save_if_changed)
-        # In a terminal, full garbage collections wait for a pause in the keys (tui.heap); under Pilot
-        # (no input thread to say when keys came) the collector runs as usual.
+        # In a terminal, a full garbage collection that is due runs in a pause of the keys (tui.heap); under
+        # Pilot (no input thread to say when keys came) only the collector's own schedule runs.
         if hasattr(self._driver, "last_input"):
             from tui import heap
 
-            heap.defer_full_collections()
             self.set_interval(heap.CHECK_EVERY_S, self._collect_when_idle)
 
     def _collect_when_idle(self) -> None:

@@ -10,10 +10,12 @@ this is called after loads, not on a timer.
 
 What is made after that still reaches the oldest generation (Textual's strips, caches and messages: 7,000
 to 21,000 objects collected at a time), and a full collection of it took 46-59 ms every few seconds of
-tab keys, landing on a key about one press in ten. So full collections wait for a pause in the typing:
-`defer_full_collections` stops the collector starting them by itself, and `collect_when_idle` (the
-workbench's timer) runs one once no key came for IDLE_S, or at once when MAX_DEFERRED collections of the
-middle generation passed without one (a key held down for minutes does not grow the heap without bound).
+tab keys, landing on a key about one press in ten. `collect_when_idle` (the workbench's timer) runs the
+full collection that is due once no key came for IDLE_S, so that the next keys start from none pending.
+The collector is not held back while keys come: deferring full collections until a pause (tried, up to
+100 and up to 20 collections of the middle generation) left the garbage of every key alive, and every key
+got slower while it piled up (pbebench tabs 50-69 ms median against 32-45 collecting as usual, side by
+side in one run of tests/bench/bench_tui_keys.py).
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 import gc
 
 IDLE_S = 1.0
-MAX_DEFERRED = 100  # collections of the middle generation (each after ~10 of the youngest)
 CHECK_EVERY_S = 0.5
 
 
@@ -30,18 +31,10 @@ def settle() -> None:
     gc.freeze()
 
 
-def defer_full_collections() -> None:
-    """The collector keeps collecting the young generations; full collections are left to
-    `collect_when_idle` (a threshold that never triggers)."""
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 1 << 30)
-
-
 def collect_when_idle(seconds_since_input: float) -> bool:
     """A full collection if one is due (the middle generation was collected since the last one) and no
-    key came for IDLE_S, or if MAX_DEFERRED are pending; whether it ran."""
-    pending = gc.get_count()[2]
-    if pending and (seconds_since_input >= IDLE_S or pending >= MAX_DEFERRED):
+    key came for IDLE_S; whether it ran."""
+    if gc.get_count()[2] and seconds_since_input >= IDLE_S:
         gc.collect()
         return True
     return False

@@ -28,23 +28,15 @@ async def test_a_loaded_snapshot_table_is_kept_out_of_collections(make_app) -> N
         assert id(second) not in tracked and id(second.rows) not in tracked
 
 
-def test_full_collections_wait_for_a_pause_in_the_keys() -> None:
+
+def test_a_due_full_collection_runs_in_a_pause_of_the_keys() -> None:
     from tui import heap
 
-    before = gc.get_threshold()
-    try:
-        heap.defer_full_collections()
-        assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] >= 1 << 30  # never by itself
-        gc.collect()
-        assert not heap.collect_when_idle(60.0)  # nothing pending since the last full collection
-        gc.collect(1)  # a collection of the middle generation: a full one is now due
-        assert gc.get_count()[2] >= 1
-        assert not heap.collect_when_idle(heap.IDLE_S / 10)  # a key just came: not now
-        assert gc.get_count()[2] >= 1
-        assert heap.collect_when_idle(heap.IDLE_S)  # a pause: now
-        assert gc.get_count()[2] == 0
-        for _ in range(heap.MAX_DEFERRED):
-            gc.collect(1)
-        assert heap.collect_when_idle(0.0)  # too many deferred: even while typing
-    finally:
-        gc.set_threshold(*before)
+    gc.collect()
+    assert not heap.collect_when_idle(60.0)  # nothing due since the last full collection
+    gc.collect(1)  # a collection of the middle generation: a full one is now due
+    assert gc.get_count()[2] >= 1
+    assert not heap.collect_when_idle(heap.IDLE_S / 10)  # a key just came: not now
+    assert gc.get_count()[2] >= 1
+    assert heap.collect_when_idle(heap.IDLE_S)  # a pause: now
+    assert gc.get_count()[2] == 0
