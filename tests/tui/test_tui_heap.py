@@ -38,5 +38,28 @@ def test_a_due_full_collection_runs_in_a_pause_of_the_keys() -> None:
     assert gc.get_count()[2] >= 1
     assert not heap.collect_when_idle(heap.IDLE_S / 10)  # a key just came: not now
     assert gc.get_count()[2] >= 1
-    assert heap.collect_when_idle(heap.IDLE_S)  # a pause: now
-    assert gc.get_count()[2] == 0
+    alive = [object()]  # made while keys came: tracked
+    assert id(alive) in {id(o) for o in gc.get_objects()}
+    try:
+        assert heap.collect_when_idle(heap.IDLE_S)  # a pause: now
+        assert gc.get_count()[2] == 0
+        # what is alive after the pause's collection is frozen: the next collections do not scan it
+        assert id(alive) not in {id(o) for o in gc.get_objects()}
+    finally:
+        gc.unfreeze()
+
+
+async def test_the_kept_instance_screen_is_kept_out_of_collections(make_app) -> None:
+    from test_tui_moving import open_browser
+
+    from tui.screens.instance import InstanceScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_browser(app, pilot, CASCADE_SNAPSHOT)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen)
+        tracked = {id(o) for o in gc.get_objects()}
+        assert id(screen) not in tracked and id(screen.query_one("#structured")) not in tracked

@@ -314,6 +314,10 @@ class InstanceScreen(SembenchScreen):
         if self.initial_attempt is not None:
             self.open_attempt(self.initial_attempt)
         self.set_timer(PREPARE_AFTER_S, self._prepare_neighbours)
+        # the screen lives as long as the workbench (kept for the next Enter): out of the collector's way
+        from tui import heap
+
+        self.call_after_refresh(heap.settle)
 
     def on_screen_suspend(self) -> None:
         self.panel.set_shown(False)  # help, runs or a question on top: the human clock pauses
