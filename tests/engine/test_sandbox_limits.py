@@ -119,6 +119,8 @@ def _stopper(mark: str, times: int) -> tuple[threading.Thread, threading.Event, 
         seen: set[int] = set()
         while not done.is_set() and len(seen) < times:
             for pid in _pids(mark):
+                if len(seen) >= times:
+                    break  # one scan can list two processes of a run (a shell caught forking)
                 if pid not in seen:
                     seen.add(pid)
                     os.kill(pid, signal.SIGSTOP)

@@ -35,3 +35,14 @@ async def settle(pilot: object, rounds: int = 200) -> None:
         if running:
             await app.workers.wait_for_complete(running)
     raise AssertionError(f"workers still busy: {list(app.workers)}")
+
+
+async def until(pilot: object, shown: object, rounds: int = 200) -> None:
+    """Settle, then give the app turns until `shown()` holds (a message a worker posted can be handled a
+    turn after the worker is seen done, on a loaded machine); fails if it never does."""
+    await settle(pilot)
+    for _ in range(rounds):
+        if shown():  # type: ignore[operator]
+            return
+        await pilot.pause(0.02)  # type: ignore[attr-defined]
+    raise AssertionError("never shown")

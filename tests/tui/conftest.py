@@ -17,9 +17,9 @@ import pytest
 from core.family import get_family
 from core.instance import Instance, Snapshot
 from core.store import LogStore, SnapshotStore
-from tests.kit.pilot import render_text, settle
+from tests.kit.pilot import render_text, settle, until
 
-__all__ = ["render_text", "settle"]  # the tests import them from here
+__all__ = ["render_text", "settle", "until"]  # the tests import them from here
 
 CASCADE_SNAPSHOT = "cascade-demo"
 MEMBERSHIP_SNAPSHOT = "membership-demo"

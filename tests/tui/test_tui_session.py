@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import MEMBERSHIP_SNAPSHOT, SIZE, FakeClock, render_text, settle, write_snapshot
+from conftest import MEMBERSHIP_SNAPSHOT, SIZE, FakeClock, render_text, settle, until, write_snapshot
 from textual.widgets import TabbedContent
 
 from core import sessions
@@ -160,7 +160,7 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
         assert isinstance(screen, SessionScreen) and screen.instance.id == marked[0]
         await type_answer(pilot, clock, truth(family, marked[0], workbench.membership), 4.0)
         await pilot.press("ctrl+s")
-        await settle(pilot)
+        await until(pilot, lambda: screen.active_tab == "verdict")
         assert app.screen is screen and not screen.has_class("-answering")  # the verdict, after each
         assert screen.active_tab == "verdict" and "✓ CORRECT" in render_text(app)
         await pilot.press("ctrl+n")

@@ -611,8 +611,8 @@ class InstanceScreen(SembenchScreen):
         in a thread, at the widths it has now, so that moving there shows them without drawing (a large
         view's drawing was most of what `]` cost). Loading (one row) stays here: the log database's
         connection belongs to this thread."""
-        if self.snapshot is None or self.app.screen is not self:
-            return  # left already: the browser says what to draw ahead
+        if self.snapshot is None or self.app.screen is not self or type(self) is not InstanceScreen:
+            return  # left already (the browser says what to draw ahead), or a session's: it does not walk
         targets = [self.app.listing.neighbour(self.snapshot, self.instance.id, step) for step in (1, -1)]
         self.prepare(self.snapshot, [t for t in targets if t is not None])
 
