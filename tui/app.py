@@ -109,17 +109,15 @@ class SembenchApp(App[None]):
         self.set_interval(SAVE_EVERY_S, self.save_if_changed)
         # In a terminal, a full garbage collection that is due runs in a pause of the keys (tui.heap); under
         # Pilot (no input thread to say when keys came) only the collector's own schedule runs.
-        if hasattr(self._driver, "last_input"):
+        if hasattr(self._driver, "idle_s"):
             from tui import heap
 
             self.set_interval(heap.CHECK_EVERY_S, self._collect_when_idle)
 
     def _collect_when_idle(self) -> None:
-        from textual._time import get_time
-
         from tui import heap
 
-        heap.collect_when_idle(get_time() - self._driver.last_input)
+        heap.collect_when_idle(self._driver.idle_s())
 
     def on_unmount(self) -> None:
         self.save_state()

@@ -39,6 +39,10 @@ class QuickEscapeDriver(LinuxDriver):
     # (tui.heap.collect_when_idle).
     last_input = 0.0
 
+    def idle_s(self) -> float:
+        """Seconds since input last came."""
+        return get_time() - self.last_input
+
     def run_input_thread(self) -> None:
         """Textual's loop (read, feed the parser, tick its timeouts) with the wait cut to the deadline."""
         selector = selectors.SelectSelector()

@@ -6,6 +6,7 @@ unconfined where bubblewrap cannot run, see docs/sandbox.md); anything else goes
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -25,8 +26,6 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--unsandboxed" and tui_db(args[1:])[0]:
         # `sembench --unsandboxed`: the workbench may run programs unconfined where bubblewrap cannot run
-        import os
-
         os.environ["SEMBENCH_UNSANDBOXED"] = "1"
         args = args[1:]
     is_tui, db = tui_db(args)
@@ -35,8 +34,6 @@ def main(argv: list[str] | None = None) -> None:
 
         cli_main(args)
         return
-    import os
-
     # A lone escape is told from an arrow key's sequence after ESCDELAY ms (tui.driver); Textual reads it
     # once, when imported. A user's own value is kept.
     os.environ.setdefault("ESCDELAY", "25")

@@ -14,8 +14,7 @@ from test_tui_moving import open_browser
 import tui.screens.instance as instance_module
 import tui.widgets.lines as lines_module
 from tui.screens.browser import PREPARE_AFTER_S
-from tui.screens.instance import PREPARE_AFTER_S as NEIGHBOURS_AFTER_S
-from tui.screens.instance import InstanceScreen
+from tui.screens.instance import NEIGHBOURS_AFTER_S, InstanceScreen
 from tui.widgets.lines import Lines
 from tui.widgets.table import VirtualTable
 

@@ -106,7 +106,7 @@ def endpoint_list() -> tuple[list[dict[str, Any]], str | None]:
 PREPARED_KEPT = 4  # the two neighbours, with room for a draw that lands after the next move
 # The neighbours are drawn this long after an instance is shown: drawing in a thread competes with the
 # first frame for the interpreter, and keys pressed faster than this need no neighbour ready.
-PREPARE_AFTER_S = 0.1
+NEIGHBOURS_AFTER_S = 0.1
 
 
 @dataclass
@@ -313,7 +313,7 @@ class InstanceScreen(SembenchScreen):
         self._focus_tab(self.initial_tab)
         if self.initial_attempt is not None:
             self.open_attempt(self.initial_attempt)
-        self.set_timer(PREPARE_AFTER_S, self._prepare_neighbours)
+        self.set_timer(NEIGHBOURS_AFTER_S, self._prepare_neighbours)
         # the screen lives as long as the workbench (kept for the next Enter): out of the collector's way
         from tui import heap
 
@@ -603,7 +603,7 @@ class InstanceScreen(SembenchScreen):
         self._sync_answering()
         self.panel.set_shown(self.active_tab == "solve")
         self.compute_truth()
-        self.set_timer(PREPARE_AFTER_S, self._prepare_neighbours)
+        self.set_timer(NEIGHBOURS_AFTER_S, self._prepare_neighbours)
 
     # -- the neighbours, drawn ahead ---------------------------------------------------------------
     def _prepare_neighbours(self) -> None:
