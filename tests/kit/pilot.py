@@ -39,10 +39,12 @@ async def settle(pilot: object, rounds: int = 200) -> None:
 
 async def until(pilot: object, shown: object, rounds: int = 200) -> None:
     """Settle, then give the app turns until `shown()` holds (a message a worker posted can be handled a
-    turn after the worker is seen done, on a loaded machine); fails if it never does."""
+    turn after the worker is seen done, on a loaded machine); fails if it never does, with the screen and
+    the focus in the message (a rare failure then says what was on screen)."""
     await settle(pilot)
     for _ in range(rounds):
         if shown():  # type: ignore[operator]
             return
         await pilot.pause(0.02)  # type: ignore[attr-defined]
-    raise AssertionError("never shown")
+    app = pilot.app  # type: ignore[attr-defined]
+    raise AssertionError(f"never shown; screen {app.screen!r}, focus {app.focused!r}:\n{render_text(app)}")
