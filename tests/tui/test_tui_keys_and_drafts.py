@@ -568,3 +568,27 @@ async def test_footers_show_tab_keys_pane_key_and_solver_key(make_app, workbench
         await pilot.press("s")
         await pilot.pause()
         assert app.screen.query_one("#solver", Select).expanded  # one key, not nine Tabs
+
+
+async def test_a_focus_on_its_way_never_undoes_the_chosen_tab(make_app, workbench) -> None:
+    """A widget of the Solve pane focused, and in the same turn the Verdict tab chosen (as when an answer is
+    sent, then checked at once): the focus's late messages leave Verdict on screen, its widget focused.
+    Focusing a widget of a hidden pane later still shows that pane."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_instance(MEMBERSHIP_SNAPSHOT, workbench.membership[0].id, tab="solve")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen) and screen.active_tab == "solve"
+        for _ in range(3):
+            screen.query_one("#send").focus()  # deeper in its pane than Verdict's widget: its messages come last
+            screen.action_show_tab("verdict")
+            await settle(pilot)
+            assert screen.active_tab == "verdict", "a late focus message switched back"
+            assert app.focused is screen.query_one("#verdict-scroll")
+            await pilot.press("3")
+            assert screen.active_tab == "solve"
+        await pilot.press("4")
+        screen.query_one("#solver").focus()
+        await settle(pilot)
+        assert screen.active_tab == "solve" and app.focused is screen.query_one("#solver")

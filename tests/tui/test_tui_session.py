@@ -12,13 +12,19 @@ import sys
 
 import pytest
 from conftest import MEMBERSHIP_SNAPSHOT, SIZE, FakeClock, render_text, settle, until, write_snapshot
-from textual.widgets import TabbedContent
+from textual.widgets import TabbedContent, TextArea
 
 from core import sessions
 from core.family import get_family
 from core.store import LogStore
 from tui.screens.browser import BrowserScreen
-from tui.screens.session import ReviewScreen, SessionScreen, SessionSummaryScreen, resume_session
+from tui.screens.session import (
+    ReviewScreen,
+    SessionRecorded,
+    SessionScreen,
+    SessionSummaryScreen,
+    resume_session,
+)
 from tui.screens.session_dialog import SessionDialog
 
 
@@ -199,6 +205,46 @@ async def test_marked_rows_show_after_each_resume_and_review(make_app, workbench
     state = sessions.load_session(LogStore(workbench.log), run_id)
     assert state.finished and state.plan.show_after_each and state.plan.chosen_by == "marked"
     assert not state.plan.shuffled and state.plan.seed is None
+
+
+async def test_the_verdict_stays_when_hiding_solve_blurs_the_editor_first(make_app, workbench, monkeypatch) -> None:
+    """The verdict after each stays on screen when the Solve tab's Hide reaches the editor before the focus
+    the switch to Verdict asked for is set (the order a loaded machine gave in CI). Textual's blur then
+    moves the focus to a sibling in the hidden Solve tab, and that tab's TabPane.Focused, arriving after
+    Verdict's, made the Solve tab active again (tui.widgets.containers.Tabbed)."""
+    family = get_family("membership")
+    marked = [workbench.membership[0].id]
+    recorded = SessionScreen.on_session_recorded
+
+    def hide_first(self: SessionScreen, message: SessionRecorded) -> None:
+        recorded(self, message)
+        editor = self.query_one("#human-answer", TextArea)
+        if editor.has_focus:  # what Widget._on_hide does, before the app has run anything queued
+            editor.blur()
+
+    monkeypatch.setattr(SessionScreen, "on_session_recorded", hide_first)
+    clock = FakeClock()
+    app = make_app(clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.saved = app.saved.model_copy(update={"person": "Bo"})
+        app.screen.load_snapshot(MEMBERSHIP_SNAPSHOT)
+        await settle(pilot)
+        app.screen.marked = set(marked)
+        await open_dialog(app, pilot)
+        await pilot.click("#session-show")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.instance.id == marked[0]
+        await type_answer(pilot, clock, truth(family, marked[0], workbench.membership), 4.0)
+        assert isinstance(screen.focused, TextArea)  # the editor has the focus when the answer is sent
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not screen.has_class("-answering"))
+        await settle(pilot)  # the focus messages in flight arrive
+        assert screen.active_tab == "verdict", (screen.active_tab, screen.focused)
+        assert screen.focused is screen.query_one("#verdict-scroll")
+        assert "✓ CORRECT" in render_text(app)
 
 
 async def test_session_keys_are_in_help_and_the_palette(make_app, workbench) -> None:

@@ -1,5 +1,7 @@
 """The workbench's screens share one rule for the footer: `? Help` and `q Quit` come first, so a narrow
-terminal (80 columns) that cuts the footer's right end never hides them."""
+terminal (80 columns) that cuts the footer's right end never hides them. They are opaque, full screens
+(the dialogs are ModalScreens): their own paint is their background, one blank strip (Textual's `BLANK`;
+see tui.widgets.containers), not a line-by-line render each time one is shown or its focus moves."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ FIRST = ("help", "quit")
 
 
 class SembenchScreen(Screen):
+    BLANK = True
+
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
         bindings = super().active_bindings

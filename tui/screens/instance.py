@@ -29,7 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.strip import Strip
-from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import DataTable, Header, Input, Static, TabbedContent, Tabs, TextArea
 
 from core.attempts import HUMAN_PREFIX, AttemptRecord, HumanTiming, is_person, record_from
 from core.family import Family
@@ -42,6 +42,7 @@ from tui.data import AttemptView, fmt_seconds, short_time
 from tui.families import view_for
 from tui.messages import AttemptLoaded, SolveCancelled, SolveDelta, SolveDone, TraceReady
 from tui.screens.base import SembenchScreen
+from tui.widgets.containers import Pane, Scroll, Tabbed
 from tui.widgets.diff import verdict_renderable
 from tui.widgets.footer import Footer
 from tui.widgets.lines import Lines, draw
@@ -202,19 +203,19 @@ class InstanceScreen(SembenchScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self._title(hide_hints=self.app.hiding_hints), id="instance-title")
-        with TabbedContent(id="tabs", initial=self.initial_tab):
-            with TabPane(TITLES["problem"], id="problem"), VerticalScroll(id="problem-scroll"):
+        with Tabbed(id="tabs", initial=self.initial_tab):
+            with Pane(TITLES["problem"], id="problem"), Scroll(id="problem-scroll"):
                 yield Static(self._note_text(), id="note-view")
                 yield Lines(self._structured(), id="structured")
                 yield Static(Text("prompt, as a model sees it", style="bold underline"))
                 yield Lines(self._prompt(), id="prompt")
-            with TabPane(TITLES["step"], id="step"):
+            with Pane(TITLES["step"], id="step"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="step-hidden", classes="answer-hidden")
                 yield Static("", id="step-source", classes="spoiler")
-                with VerticalScroll(id="step-scroll", classes="spoiler"):
+                with Scroll(id="step-scroll", classes="spoiler"):
                     assert self.view.stepper is not None
                     yield self.view.stepper(self.instance, family=self.family, id="stepper")
-            with TabPane(TITLES["solve"], id="solve"):
+            with Pane(TITLES["solve"], id="solve"):
                 endpoints, error = endpoint_list()
                 self._endpoint_error = error
                 draft: Draft | None = self.app.drafts.pop(self.draft_key, None)
@@ -222,11 +223,11 @@ class InstanceScreen(SembenchScreen):
                                  answer_format=AnswerFormat.of(self.family, self.instance), problem=self._solve_problem(),
                                  prefs=self.app.solve_prefs, draft=draft, id="solve-panel",
                                  blocked=blocked_reason(self.family))
-            with TabPane(TITLES["verdict"], id="verdict"):
+            with Pane(TITLES["verdict"], id="verdict"):
                 yield Static(Text(HIDDEN, style="bold yellow"), id="verdict-hidden", classes="answer-hidden")
-                with VerticalScroll(id="verdict-scroll", classes="spoiler"):
+                with Scroll(id="verdict-scroll", classes="spoiler"):
                     yield Lines(self._verdict_placeholder(), id="verdict-view")
-            with TabPane(TITLES["history"], id="history"):
+            with Pane(TITLES["history"], id="history"):
                 yield Static("enter: open the attempt in Verdict and Step", id="history-hint")
                 yield RowTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
@@ -384,6 +385,9 @@ class InstanceScreen(SembenchScreen):
                 self.query_one(target).focus()
             except Exception:
                 pass
+        # queued behind the focus (Widget.focus defers it with call_later): late focus messages from the
+        # pane left cannot switch back to it (tui.widgets.containers.Tabbed)
+        self.app.call_later(self.query_one("#tabs", Tabbed).release)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in STEP_ACTIONS and (self.active_tab != "step" or self.answering):
@@ -703,14 +707,20 @@ class InstanceScreen(SembenchScreen):
     def open_on(self, tab: str) -> None:
         """A kept screen opened again (tui.app.open_instance): on `tab`, as a new one would open."""
         tab = tab if tab in TABS else "problem"
-        tabs = self.query_one("#tabs", TabbedContent)
+        tabs = self.query_one("#tabs", Tabbed)
         if tabs.active != tab:
-            tabs.active = tab
+            tabs.choose(tab)
         self._focus_tab(tab)
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
-        self._focus_tab(tab)
+        self.query_one("#tabs", Tabbed).choose(tab)
+        # The pane's frame first, its widget's focus right after: a focus change restyles the widget left
+        # and the one focused and repaints the screen, work the frame showing the tab need not wait for.
+        self.call_after_refresh(self._focus_shown_tab, tab)
+
+    def _focus_shown_tab(self, tab: str) -> None:
+        if self.is_attached and self.active_tab == tab:  # not when another tab was chosen meanwhile
+            self._focus_tab(tab)
 
     def action_pick_solver(self) -> None:
         self.panel.focus_picker(open_it=True)

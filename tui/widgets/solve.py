@@ -297,6 +297,7 @@ def shown_on_screen(widget: Widget) -> bool:
 
 
 class SolvePanel(Vertical):
+    BLANK = True  # a container: its paint is its background (tui.widgets.containers)
     running: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, local: list[str], endpoints: list[dict[str, Any]], clock: Callable[[], float],
