@@ -6,13 +6,14 @@ repainted whenever it is shown. A container's paint is only its background, but 
 line through its styles (colours, padding, borders, filters): on pbebench about a hundred lines per tab
 key, a large part of the key's paint. Textual's `BLANK` says "this widget is its background": its lines are
 one blank strip. That holds for these containers, which have no border, outline, title or tint in the
-stylesheet (tests/tui/test_tui_snapshots.py compares every view cell by cell).
+stylesheet: the snapshot tests' views are the same, cell for cell, as when they were drawn line by line.
 
 `Tabbed` keeps the tab the code chose. Textual also switches to a pane when a widget in it gets the
 focus, through a chain of messages (Focus, DescendantFocus up to the pane, the pane's Focused up to the
 tabs) that can arrive after the code chose another tab: the Solve panel's picker is focused when an
-answer is sent, the Verdict tab is chosen when the answer is checked, and the late message switched back
-to Solve (on a loaded machine, now and then). A pane's Focused message now shows the pane only while the
+answer is sent (in a session, Textual's blur of the hidden editor hands the focus to its neighbour in
+Solve), the Verdict tab is chosen when the answer is checked, and the late message switched back to Solve
+(on a loaded machine, now and then). A pane's Focused message now shows the pane only while the
 focus is still in it and no tab chosen since is waiting for its own focus; focusing a widget of a hidden
 pane still shows that pane.
 """
