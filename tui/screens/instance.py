@@ -126,6 +126,9 @@ class InstanceScreen(SembenchScreen):
     # A short terminal (under 20 rows, e.g. 60x16) folds the problem above the human editor and keeps
     # the header to one line, so the editor stays on screen (the Problem tab still has it all).
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (20, "-tall")]
+    # `]`/`[` show the browser's next instance in this screen (`swap`), drawn ahead; a session's and a
+    # review's screens go their own way (a new screen per instance) and draw nothing ahead
+    WALKS_IN_PLACE: ClassVar[bool] = True
     BINDINGS = [
         # escape leaves a text field first; straight after that, leaving the instance takes escape twice
         # more (a reflexive double escape stays here), which the footer says (check_action picks one)
@@ -562,7 +565,7 @@ class InstanceScreen(SembenchScreen):
     def swappable(self, snapshot: str | None, target: str) -> bool:
         """Whether this screen can show `target` in place (`swap`): nothing in flight or typed here,
         nothing kept for it (a session's screens, a request or a human answer go through a new screen)."""
-        return (type(self) is InstanceScreen and self.is_attached and not self.panel.running
+        return (self.WALKS_IN_PLACE and self.is_attached and not self.panel.running
                 and not self._detached and self.panel.current_draft() is None
                 and f"{snapshot or ''}\x00{target}" not in self.app.drafts)
 
@@ -615,7 +618,7 @@ class InstanceScreen(SembenchScreen):
         in a thread, at the widths it has now, so that moving there shows them without drawing (a large
         view's drawing was most of what `]` cost). Loading (one row) stays here: the log database's
         connection belongs to this thread."""
-        if self.snapshot is None or self.app.screen is not self or type(self) is not InstanceScreen:
+        if self.snapshot is None or self.app.screen is not self or not self.WALKS_IN_PLACE:
             return  # left already (the browser says what to draw ahead), or a session's: it does not walk
         targets = [self.app.listing.neighbour(self.snapshot, self.instance.id, step) for step in (1, -1)]
         self.prepare(self.snapshot, [t for t in targets if t is not None])

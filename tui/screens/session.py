@@ -192,6 +192,7 @@ class SendAnywayScreen(ModalScreen[bool]):
 
 
 class SessionScreen(InstanceScreen):
+    WALKS_IN_PLACE = False
     BINDINGS: ClassVar = [
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "skip", "Skip", priority=True),
@@ -478,6 +479,8 @@ class SessionSummaryScreen(SembenchScreen):
 
 class ReviewScreen(InstanceScreen):
     """One answer of an ended session, opened in Verdict and Step: nothing is hidden any more."""
+
+    WALKS_IN_PLACE = False
 
     def __init__(self, family: Family, instance: Instance, snapshot: str, row: dict[str, Any]) -> None:
         super().__init__(family, instance, snapshot, tab="verdict")
